@@ -1,0 +1,42 @@
+# llmcost: an OpenTelemetry Collector distribution. The binary is generated
+# from builder-config.yaml (ocb, pinned as a Go tool in go.mod) and built
+# with CGO_ENABLED=0, the same setting ocb and the tests use, so the build
+# cache is shared.
+export CGO_ENABLED := 0
+GO      ?= go
+BIN     := bin/llmcost
+CONFIG  ?= collector-config.yaml
+
+.PHONY: help generate build run test lint bench validate tidy
+
+help: ## list the targets
+	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
+
+generate: ## regenerate cmd/llmcost from builder-config.yaml
+	@mkdir -p cmd
+	$(GO) tool builder --config builder-config.yaml --skip-get-modules --skip-compilation >/dev/null
+	@rm -f cmd/llmcost/go.mod cmd/llmcost/go.sum
+	@gofmt -w cmd/llmcost
+
+build: generate ## build bin/llmcost
+	$(GO) build -trimpath -o $(BIN) ./cmd/llmcost
+
+validate: build ## check collector-config.yaml
+	./$(BIN) validate --config $(CONFIG)
+
+run: build ## start llmcost on http://127.0.0.1:8080 (its own PostgreSQL unless LLMCOST_DATABASE_URL is set)
+	./$(BIN) --config $(CONFIG)
+
+test: build ## run every test, the PostgreSQL-backed and end-to-end ones included
+	$(GO) vet ./...
+	$(GO) test -count=1 -timeout 15m ./...
+
+bench: build ## end-to-end ingest throughput beside raw COPY, into PostgreSQL
+	$(GO) test -count=1 -run '^$$' -bench . -benchtime 1x -timeout 20m ./test/bench/
+
+lint: ## gofmt and go vet
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (gofmt -l $$(git ls-files '*.go'); exit 1)
+	$(GO) vet ./...
+
+tidy: ## go mod tidy
+	$(GO) mod tidy

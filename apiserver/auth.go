@@ -1,0 +1,197 @@
+package apiserver
+
+import (
+	"net"
+	"net/http"
+	"net/mail"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/llmcost/llmcost/internal/apierr"
+	"github.com/llmcost/llmcost/internal/authn"
+	"github.com/llmcost/llmcost/internal/postgres"
+)
+
+// Token and session lifetimes (SPEC.md Limits).
+const (
+	AccessTTL         = time.Hour
+	SessionTTL        = 7 * 24 * time.Hour
+	RememberMeSession = 30 * 24 * time.Hour
+)
+
+type registerRequest struct {
+	Email          string `json:"email"`
+	Password       string `json:"password"`
+	Name           string `json:"name"`
+	AcceptTerms    bool   `json:"accept_terms"`
+	AcceptPrivacy  bool   `json:"accept_privacy"`
+	TermsVersion   string `json:"terms_version"`
+	PrivacyVersion string `json:"privacy_version"`
+}
+
+type loginRequest struct {
+	Email      string `json:"email"`
+	Password   string `json:"password"`
+	RememberMe bool   `json:"remember_me"`
+}
+
+type userJSON struct {
+	ID            string `json:"id"`
+	Email         string `json:"email"`
+	Name          string `json:"name"`
+	EmailVerified *bool  `json:"email_verified,omitempty"`
+}
+
+type tokenPayload struct {
+	AccessToken  string   `json:"access_token"`
+	RefreshToken string   `json:"refresh_token"`
+	TokenType    string   `json:"token_type"`
+	ExpiresIn    int      `json:"expires_in"`
+	User         userJSON `json:"user"`
+}
+
+type registerResponse struct {
+	tokenPayload
+	VerificationEmailSent bool           `json:"verification_email_sent"`
+	DefaultProject        map[string]any `json:"default_project"`
+}
+
+func (s *Server) register(w http.ResponseWriter, r *http.Request) {
+	var req registerRequest
+	if err := decode(r, &req); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	email, err := s.checkRegistration(&req)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	hash, err := authn.HashPassword(req.Password)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	key := authn.NewAPIKey()
+	sess, tokens := s.newSession(false)
+	ip, ua := clientIP(r), r.UserAgent()
+	user, proj, err := s.DB.Register(r.Context(),
+		postgres.User{Email: email, Name: strings.TrimSpace(req.Name), PasswordHash: hash},
+		[]postgres.Consent{{Document: "terms", Version: req.TermsVersion, IP: ip, UserAgent: ua},
+			{Document: "privacy", Version: req.PrivacyVersion, IP: ip, UserAgent: ua}},
+		postgres.NewProject{Name: "Default project", KeyHash: authn.Hash(key), KeyPrefix: authn.KeyPrefix(key)},
+		sess)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	verified := false
+	tokens.User = userJSON{ID: user.ID, Email: user.Email, Name: user.Name, EmailVerified: &verified}
+	ok(w, http.StatusCreated, registerResponse{
+		tokenPayload:          tokens,
+		VerificationEmailSent: false,
+		DefaultProject:        map[string]any{"id": proj.ID, "name": proj.Name, "api_key": key},
+	})
+}
+
+// checkRegistration validates a registration and returns the normalised e-mail.
+func (s *Server) checkRegistration(req *registerRequest) (string, error) {
+	email, err := normaliseEmail(req.Email)
+	if err != nil {
+		return "", err
+	}
+	if err := checkPassword("password", req.Password); err != nil {
+		return "", err
+	}
+	switch {
+	case !req.AcceptTerms:
+		return "", apierr.Field("accept_terms", "must be true")
+	case !req.AcceptPrivacy:
+		return "", apierr.Field("accept_privacy", "must be true")
+	case req.TermsVersion != s.Policies.TermsVersion:
+		return "", apierr.Field("terms_version", "must be the current version "+s.Policies.TermsVersion)
+	case req.PrivacyVersion != s.Policies.PrivacyVersion:
+		return "", apierr.Field("privacy_version", "must be the current version "+s.Policies.PrivacyVersion)
+	case utf8.RuneCountInString(req.Name) > 200:
+		return "", apierr.Field("name", "must be at most 200 characters")
+	}
+	return email, nil
+}
+
+func (s *Server) login(w http.ResponseWriter, r *http.Request) {
+	var req loginRequest
+	if err := decode(r, &req); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	bad := apierr.New(apierr.InvalidCredentials, "invalid e-mail or password")
+	user, err := s.DB.UserByEmail(r.Context(), strings.TrimSpace(req.Email))
+	if err != nil {
+		if apierr.As(err).Code != apierr.NotFound {
+			s.fail(w, r, err)
+			return
+		}
+		authn.BurnVerify(req.Password) // same time as a wrong password
+		s.fail(w, r, bad)
+		return
+	}
+	match, rehash, err := authn.VerifyPassword(user.PasswordHash, req.Password)
+	if err != nil || !match {
+		s.fail(w, r, bad)
+		return
+	}
+	if rehash {
+		if h, err := authn.HashPassword(req.Password); err == nil {
+			_ = s.DB.SetPasswordHash(r.Context(), user.ID, h)
+		}
+	}
+	sess, tokens := s.newSession(req.RememberMe)
+	sess.UserID = user.ID
+	if err := s.DB.CreateSession(r.Context(), sess); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	tokens.User = userJSON{ID: user.ID, Email: user.Email, Name: user.Name}
+	ok(w, http.StatusOK, tokens)
+}
+
+// newSession mints a token pair; only their hashes go into the session row.
+func (s *Server) newSession(rememberMe bool) (postgres.Session, tokenPayload) {
+	now := s.Now()
+	access, refresh := authn.NewToken("lca_"), authn.NewToken("lcr_")
+	life := SessionTTL
+	if rememberMe {
+		life = RememberMeSession
+	}
+	sess := postgres.Session{
+		AccessHash: authn.Hash(access), AccessExpiresAt: now.Add(AccessTTL),
+		RefreshHash: authn.Hash(refresh), ExpiresAt: now.Add(life), RememberMe: rememberMe,
+	}
+	return sess, tokenPayload{AccessToken: access, RefreshToken: refresh, TokenType: "bearer",
+		ExpiresIn: int(AccessTTL.Seconds())}
+}
+
+func normaliseEmail(s string) (string, error) {
+	s = strings.TrimSpace(s)
+	addr, err := mail.ParseAddress(s)
+	if s == "" || err != nil || addr.Address != s || len(s) > 254 {
+		return "", apierr.Field("email", "must be a valid e-mail address")
+	}
+	return strings.ToLower(s), nil
+}
+
+func checkPassword(field, pw string) error {
+	if n := utf8.RuneCountInString(pw); n < 8 || n > 128 {
+		return apierr.Field(field, "must be 8 to 128 characters")
+	}
+	return nil
+}
+
+func clientIP(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
+}

@@ -1,0 +1,130 @@
+package apiserver
+
+import (
+	"fmt"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"go.uber.org/zap"
+
+	"github.com/llmcost/llmcost/internal/access"
+	"github.com/llmcost/llmcost/internal/apierr"
+	"github.com/llmcost/llmcost/internal/authn"
+)
+
+// recoverer turns a handler panic into a logged 500 without the panic text.
+func (s *Server) recoverer(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer func() {
+			if v := recover(); v != nil {
+				if v == http.ErrAbortHandler {
+					panic(v)
+				}
+				s.Logger.Error("handler panic", zap.String("path", r.URL.Path), zap.Any("panic", v))
+				apierr.Write(w, fmt.Errorf("panic: %v", v))
+			}
+		}()
+		next.ServeHTTP(w, r)
+	})
+}
+
+// credentials resolves the bearer credential once per request into an
+// access.Principal. It never refuses: routes decide what they require, so a
+// public route still answers a caller with a stale token.
+func (s *Server) credentials(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p := s.resolve(r)
+		next.ServeHTTP(w, r.WithContext(access.NewContext(r.Context(), p)))
+	})
+}
+
+func (s *Server) resolve(r *http.Request) *access.Principal {
+	h := r.Header.Get("Authorization")
+	if h == "" {
+		return access.NewPrincipal(access.None, s.DB)
+	}
+	token, ok := strings.CutPrefix(h, "Bearer ")
+	if !ok {
+		token, ok = strings.CutPrefix(h, "bearer ")
+	}
+	p := access.NewPrincipal(access.None, s.DB)
+	token = strings.TrimSpace(token)
+	switch {
+	case !ok || token == "":
+		p.Err = apierr.New(apierr.Unauthorized, "Authorization must be \"Bearer <credential>\"")
+	case authn.IsAPIKey(token):
+		p.Err = invalidKey
+		if !authn.ValidAPIKey(token) {
+			return p
+		}
+		proj, err := s.DB.ProjectByKeyHash(r.Context(), authn.Hash(token))
+		if err != nil {
+			if apierr.As(err).Code != apierr.Unauthorized {
+				p.Err = err
+			}
+			return p
+		}
+		p.Kind, p.ProjectID, p.KeyHash, p.Err = access.APIKey, proj.ID, authn.Hash(token), nil
+	default:
+		userID, sessionID, err := s.DB.SessionUser(r.Context(), authn.Hash(token), s.Now())
+		if err != nil {
+			p.Err = err
+			return p
+		}
+		p.Kind, p.UserID, p.SessionID = access.Session, userID, sessionID
+	}
+	return p
+}
+
+// invalidKey is answered with the simpler {detail} body (SPEC.md Errors 2).
+var invalidKey = apierr.New(apierr.Unauthorized, "Invalid API key")
+
+// rateLimit counts every request against its API key, session or client IP
+// and sets the RateLimit headers on every response. A request whose
+// credential failed is counted against its IP, so failed authentication never
+// spends a valid key's quota.
+func (s *Server) rateLimit(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		d := s.Limiter.Allow(limitKey(r))
+		secs := int((d.Reset + 999_999_999) / 1_000_000_000)
+		h := w.Header()
+		h.Set("RateLimit-Policy", fmt.Sprintf(`"default";q=%d;w=%d`, d.Limit, int(s.Limiter.Window.Seconds())))
+		h.Set("RateLimit", fmt.Sprintf(`"default";r=%d;t=%d`, d.Remaining, secs))
+		for _, prefix := range []string{"", "X-"} {
+			h.Set(prefix+"RateLimit-Limit", strconv.Itoa(d.Limit))
+			h.Set(prefix+"RateLimit-Remaining", strconv.Itoa(d.Remaining))
+			h.Set(prefix+"RateLimit-Reset", strconv.Itoa(secs))
+		}
+		if !d.Allowed {
+			h.Set("Retry-After", strconv.Itoa(secs))
+			apierr.WriteJSON(w, http.StatusTooManyRequests, map[string]any{
+				"detail":      "Rate limit exceeded: " + strconv.Itoa(d.Limit) + " requests per " + strconv.Itoa(int(s.Limiter.Window.Seconds())) + " seconds",
+				"retry_after": secs, "limit": d.Limit, "period": int(s.Limiter.Window.Seconds()),
+			})
+			return
+		}
+		p := access.FromContext(r.Context())
+		if p.Err == invalidKey {
+			apierr.WriteDetail(w, http.StatusUnauthorized, "Invalid API key")
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+func limitKey(r *http.Request) string {
+	p := access.FromContext(r.Context())
+	switch p.Kind {
+	case access.APIKey:
+		return "key:" + string(p.KeyHash)
+	case access.Session:
+		return "user:" + p.UserID
+	}
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		host = r.RemoteAddr
+	}
+	return "ip:" + host
+}

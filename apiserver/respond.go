@@ -1,0 +1,64 @@
+package apiserver
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"time"
+	"unicode/utf8"
+
+	"go.uber.org/zap"
+
+	"github.com/llmcost/llmcost/internal/apierr"
+)
+
+// maxAccountBody bounds request bodies of the account and project routes.
+const maxAccountBody = 64 << 10
+
+// decode reads a JSON object into dst: malformed JSON is 400, a wrong type
+// is 422 naming the field, unknown fields and trailing data are refused.
+func decode(r *http.Request, dst any) error {
+	body, err := io.ReadAll(io.LimitReader(r.Body, maxAccountBody+1))
+	if err != nil {
+		return apierr.New(apierr.BadRequest, "could not read the request body")
+	}
+	if len(body) > maxAccountBody {
+		return apierr.Newf(apierr.PayloadTooLarge, "request body exceeds %d bytes", maxAccountBody)
+	}
+	if !utf8.Valid(body) {
+		return apierr.New(apierr.BadRequest, "body is not valid UTF-8")
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(dst); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			return apierr.Field(te.Field, "has the wrong type: must be "+te.Type.String())
+		}
+		if err == io.EOF {
+			return apierr.New(apierr.BadRequest, "malformed JSON: empty body")
+		}
+		return apierr.Newf(apierr.BadRequest, "malformed JSON: %v", err)
+	}
+	if dec.More() {
+		return apierr.New(apierr.BadRequest, "malformed JSON: data after the top-level value")
+	}
+	return nil
+}
+
+// fail logs the cause of server-side errors and writes the envelope.
+func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
+	e := apierr.As(err)
+	if e.Status() >= 500 {
+		s.Logger.Warn("request failed", zap.String("method", r.Method), zap.String("path", r.URL.Path),
+			zap.String("code", e.Code), zap.Error(e.Cause))
+	}
+	apierr.Write(w, e)
+}
+
+func ok(w http.ResponseWriter, status int, v any) { apierr.WriteJSON(w, status, v) }
+
+// ts formats a timestamp the way every response does.
+func ts(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }

@@ -1,0 +1,77 @@
+package postgresexporter
+
+import (
+	"context"
+	"fmt"
+
+	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/consumer/consumererror"
+	"go.opentelemetry.io/collector/pdata/plog"
+
+	"github.com/llmcost/llmcost/internal/apierr"
+	"github.com/llmcost/llmcost/internal/event"
+	"github.com/llmcost/llmcost/internal/ingest"
+	"github.com/llmcost/llmcost/internal/postgres"
+	"github.com/llmcost/llmcost/internal/semconv"
+)
+
+// storeSource is what the exporter needs of the costapi extension.
+type storeSource interface {
+	DB() *postgres.DB
+}
+
+type pgExporter struct {
+	cfg *Config
+	src storeSource
+}
+
+func (e *pgExporter) start(_ context.Context, host component.Host) error {
+	ext, ok := host.GetExtensions()[e.cfg.API]
+	if !ok {
+		return fmt.Errorf("api: extension %q is not configured", e.cfg.API)
+	}
+	src, ok := ext.(storeSource)
+	if !ok {
+		return fmt.Errorf("api: extension %q does not provide a store", e.cfg.API)
+	}
+	e.src = src
+	return nil
+}
+
+// push writes one request's records and fills its result. Non-canonical
+// records are skipped: only the processor decides what becomes an event.
+func (e *pgExporter) push(ctx context.Context, ld plog.Logs) error {
+	var events []event.Event
+	var outcomes []semconv.Outcome
+	rls := ld.ResourceLogs()
+	for i := 0; i < rls.Len(); i++ {
+		sls := rls.At(i).ScopeLogs()
+		for j := 0; j < sls.Len(); j++ {
+			records := sls.At(j).LogRecords()
+			for k := 0; k < records.Len(); k++ {
+				lr := records.At(k)
+				switch {
+				case semconv.IsCall(lr):
+					ev, err := semconv.GetEvent(lr)
+					if err != nil {
+						return consumererror.NewPermanent(err)
+					}
+					events = append(events, ev)
+				case semconv.IsOutcome(lr):
+					outcomes = append(outcomes, semconv.GetOutcome(lr))
+				}
+			}
+		}
+	}
+	res, err := e.src.DB().Write(ctx, events, outcomes)
+	if err != nil {
+		if apierr.As(err).Code == apierr.Unavailable {
+			return consumererror.NewRetryableError(err)
+		}
+		return consumererror.NewPermanent(err)
+	}
+	if r := ingest.FromContext(ctx); r != nil {
+		r.Fill(res.Stored, res.Duplicate, res.Outcomes)
+	}
+	return nil
+}

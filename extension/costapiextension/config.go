@@ -1,0 +1,78 @@
+package costapiextension
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"go.opentelemetry.io/collector/config/confighttp"
+	"go.opentelemetry.io/collector/config/configopaque"
+)
+
+// Config configures the API server, the store and the control plane.
+type Config struct {
+	// HTTP is the one HTTP server every endpoint is served on; endpoint
+	// defaults to 127.0.0.1:8080 and max_request_body_size (after gzip
+	// decoding) to 5 MiB. It is a named section rather than squashed:
+	// confighttp.ServerConfig has its own Unmarshal, which, promoted through
+	// an embedded field, would decode only the server's keys and silently
+	// drop every sibling setting.
+	HTTP confighttp.ServerConfig `mapstructure:"http"`
+
+	// DatabaseURL is a PostgreSQL URL. Empty: run a private PostgreSQL from
+	// the installed binaries under DataDir.
+	DatabaseURL configopaque.String `mapstructure:"database_url"`
+	// DataDir holds the private PostgreSQL's data when DatabaseURL is empty.
+	DataDir string `mapstructure:"data_dir"`
+	// MaxConns bounds the connection pool.
+	MaxConns int32 `mapstructure:"max_conns"`
+
+	// RateLimit is the per-key (or per-IP) request quota.
+	RateLimit RateLimitConfig `mapstructure:"rate_limit"`
+	// Policies are the current terms and privacy versions users accept.
+	Policies PoliciesConfig `mapstructure:"policies"`
+}
+
+// RateLimitConfig is a fixed-window quota.
+type RateLimitConfig struct {
+	// Requests allowed per window; at least 1.
+	Requests int `mapstructure:"requests"`
+	// Window length; at least one second.
+	Window time.Duration `mapstructure:"window"`
+}
+
+// PoliciesConfig names the current policy documents.
+type PoliciesConfig struct {
+	TermsVersion   string `mapstructure:"terms_version"`
+	TermsURL       string `mapstructure:"terms_url"`
+	PrivacyVersion string `mapstructure:"privacy_version"`
+	PrivacyURL     string `mapstructure:"privacy_url"`
+}
+
+// Validate checks the configuration.
+func (c *Config) Validate() error {
+	var errs []error
+	if strings.TrimSpace(c.HTTP.NetAddr.Endpoint) == "" {
+		errs = append(errs, errors.New("http.endpoint: must be host:port"))
+	}
+	if c.DatabaseURL == "" && strings.TrimSpace(c.DataDir) == "" {
+		errs = append(errs, errors.New("data_dir: required when database_url is empty"))
+	}
+	if c.MaxConns < 0 {
+		errs = append(errs, fmt.Errorf("max_conns: must be ≥ 0, got %d", c.MaxConns))
+	}
+	if c.RateLimit.Requests < 1 {
+		errs = append(errs, fmt.Errorf("rate_limit.requests: must be ≥ 1, got %d", c.RateLimit.Requests))
+	}
+	if c.RateLimit.Window < time.Second {
+		errs = append(errs, fmt.Errorf("rate_limit.window: must be ≥ 1s, got %s", c.RateLimit.Window))
+	}
+	if c.Policies.TermsVersion == "" || c.Policies.PrivacyVersion == "" {
+		errs = append(errs, errors.New("policies: terms_version and privacy_version are required"))
+	}
+	if c.HTTP.MaxRequestBodySize <= 0 {
+		errs = append(errs, errors.New("http.max_request_body_size: must be > 0"))
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,65 @@
+package costapiextension
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/confmap/confmaptest"
+)
+
+func load(t *testing.T, id string) *Config {
+	t.Helper()
+	cm, err := confmaptest.LoadConf(filepath.Join("testdata", "config.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sub, err := cm.Sub(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := createDefaultConfig().(*Config)
+	if err := sub.Unmarshal(cfg); err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
+// Every setting must survive decoding: a squashed confighttp.ServerConfig
+// once swallowed the siblings silently.
+func TestConfigDecodesEverySetting(t *testing.T) {
+	cfg := load(t, component.MustNewID("costapi").String())
+	if err := cfg.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	switch {
+	case cfg.HTTP.NetAddr.Endpoint != "127.0.0.1:9999", cfg.HTTP.MaxRequestBodySize != 1<<20:
+		t.Fatalf("http: %+v", cfg.HTTP)
+	case string(cfg.DatabaseURL) != "postgres://u@localhost/db", cfg.DataDir != "/var/lib/llmcost", cfg.MaxConns != 4:
+		t.Fatalf("store: %+v", cfg)
+	case cfg.RateLimit.Requests != 7 || cfg.RateLimit.Window != 2*time.Minute:
+		t.Fatalf("rate limit: %+v", cfg.RateLimit)
+	case cfg.Policies.TermsVersion != "2027-01-01" || cfg.Policies.PrivacyVersion != "2027-02-01":
+		t.Fatalf("policies: %+v", cfg.Policies)
+	}
+}
+
+func TestConfigValidateNamesEachBadField(t *testing.T) {
+	err := load(t, "costapi/bad").Validate()
+	if err == nil {
+		t.Fatal("invalid config accepted")
+	}
+	for _, field := range []string{"http.endpoint", "data_dir", "rate_limit.requests", "rate_limit.window"} {
+		if !strings.Contains(err.Error(), field) {
+			t.Errorf("error does not name %s: %v", field, err)
+		}
+	}
+}
+
+func TestDefaultConfigIsValid(t *testing.T) {
+	if err := createDefaultConfig().(*Config).Validate(); err != nil {
+		t.Fatal(err)
+	}
+}

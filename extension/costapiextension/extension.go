@@ -1,0 +1,159 @@
+package costapiextension
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/config/confighttp"
+	"go.opentelemetry.io/collector/extension"
+	"go.uber.org/zap"
+
+	"github.com/llmcost/llmcost/apiserver"
+	"github.com/llmcost/llmcost/internal/apierr"
+	"github.com/llmcost/llmcost/internal/postgres"
+	"github.com/llmcost/llmcost/internal/postgres/pgserver"
+	"github.com/llmcost/llmcost/internal/pricing"
+	"github.com/llmcost/llmcost/internal/ratelimit"
+)
+
+// Extension is the control plane shared by the pipeline components.
+type Extension struct {
+	cfg *Config
+	set extension.Settings
+
+	pg        *pgserver.Server
+	db        *postgres.DB
+	catalogue atomic.Pointer[pricing.Catalogue]
+	api       *apiserver.Server
+	server    *http.Server
+	done      chan struct{}
+	addr      net.Addr
+}
+
+var _ extension.Extension = (*Extension)(nil)
+
+func newExtension(cfg *Config, set extension.Settings) *Extension {
+	e := &Extension{cfg: cfg, set: set}
+	e.catalogue.Store(pricing.Builtin())
+	return e
+}
+
+// Start opens the store (starting a private PostgreSQL when no URL is set),
+// applies migrations and starts serving.
+func (e *Extension) Start(ctx context.Context, host component.Host) error {
+	log := e.set.Logger
+	url := string(e.cfg.DatabaseURL)
+	if url == "" {
+		dir, err := filepath.Abs(e.cfg.DataDir)
+		if err != nil {
+			return err
+		}
+		log.Info("no database_url: starting a private PostgreSQL", zap.String("data_dir", dir))
+		if e.pg, err = pgserver.Start(ctx, pgserver.Options{DataDir: dir}); err != nil {
+			return fmt.Errorf("private PostgreSQL: %w", err)
+		}
+		url = e.pg.URL()
+	}
+	db, err := postgres.Open(ctx, url, e.cfg.MaxConns)
+	if err != nil {
+		return e.abort(fmt.Errorf("database: %w", err))
+	}
+	e.db = db
+	applied, err := db.Migrate(ctx)
+	if err != nil {
+		return e.abort(fmt.Errorf("migrations: %w", err))
+	}
+	log.Info("database ready", zap.Int("migrations_applied", applied))
+
+	e.api = apiserver.New(apiserver.Deps{
+		DB: db, Catalogue: &e.catalogue, Logger: log, Version: e.set.BuildInfo.Version,
+		Limiter: ratelimit.New(e.cfg.RateLimit.Requests, e.cfg.RateLimit.Window),
+		Policies: apiserver.Policies{TermsVersion: e.cfg.Policies.TermsVersion, TermsURL: e.cfg.Policies.TermsURL,
+			PrivacyVersion: e.cfg.Policies.PrivacyVersion, PrivacyURL: e.cfg.Policies.PrivacyURL},
+	})
+	ln, err := e.cfg.HTTP.ToListener(ctx)
+	if err != nil {
+		return e.abort(fmt.Errorf("listen on %s: %w", e.cfg.HTTP.NetAddr.Endpoint, err))
+	}
+	e.server, err = e.cfg.HTTP.ToServer(ctx, host.GetExtensions(), e.set.TelemetrySettings, e.api.Handler(),
+		confighttp.WithErrorHandler(transportError))
+	if err != nil {
+		ln.Close()
+		return e.abort(err)
+	}
+	e.addr = ln.Addr()
+	e.done = make(chan struct{})
+	go func() {
+		defer close(e.done)
+		if err := e.server.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			log.Error("HTTP server stopped", zap.Error(err))
+		}
+	}()
+	log.Info("llmcost API listening", zap.String("endpoint", ln.Addr().String()))
+	return nil
+}
+
+// abort releases what Start had opened before it failed.
+func (e *Extension) abort(err error) error {
+	_ = e.Shutdown(context.Background())
+	return err
+}
+
+// Shutdown stops serving, closes the pool and stops the private database.
+func (e *Extension) Shutdown(ctx context.Context) error {
+	var errs []error
+	if e.server != nil {
+		sctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+		errs = append(errs, e.server.Shutdown(sctx))
+		cancel()
+		<-e.done
+		e.server = nil
+	}
+	if e.db != nil {
+		e.db.Close()
+		e.db = nil
+	}
+	if e.pg != nil {
+		errs = append(errs, e.pg.Stop(ctx))
+		e.pg = nil
+	}
+	return errors.Join(errs...)
+}
+
+// Handle registers an exact route ("POST /v1/events/batch") on the server.
+func (e *Extension) Handle(pattern string, h http.Handler) (func(), error) {
+	if e.api == nil {
+		return nil, errors.New("costapi extension is not started")
+	}
+	return e.api.Handle(pattern, h)
+}
+
+// DB is the store; nil before Start.
+func (e *Extension) DB() *postgres.DB { return e.db }
+
+// Catalogue is the price catalogue in force.
+func (e *Extension) Catalogue() *pricing.Catalogue { return e.catalogue.Load() }
+
+// Addr is the address the server listens on, for tests that bind port 0.
+func (e *Extension) Addr() net.Addr { return e.addr }
+
+// transportError answers confighttp's own refusals (a corrupt gzip stream,
+// an unknown Content-Encoding) in the API's error envelope.
+func transportError(w http.ResponseWriter, _ *http.Request, msg string, status int) {
+	code := apierr.BadRequest
+	if strings.HasPrefix(msg, "unsupported Content-Encoding") {
+		code = apierr.UnsupportedMediaType
+	}
+	if code == apierr.BadRequest && status != 400 {
+		code = apierr.Internal
+	}
+	apierr.Write(w, apierr.New(code, msg))
+}

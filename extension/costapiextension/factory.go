@@ -1,0 +1,51 @@
+// Package costapiextension hosts llmcost's one HTTP server and control
+// plane: the PostgreSQL store (its own private server when no URL is set),
+// migrations, the price catalogue, and the REST API. Pipeline components find
+// it by its component ID.
+package costapiextension
+
+import (
+	"context"
+	"time"
+
+	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/config/confighttp"
+	"go.opentelemetry.io/collector/extension"
+)
+
+// Type is the extension's component type.
+var Type = component.MustNewType("costapi")
+
+// Defaults of the configuration.
+const (
+	DefaultEndpoint    = "127.0.0.1:8080"
+	DefaultDataDir     = "./.llmcost"
+	DefaultMaxBodySize = 5 << 20
+	DefaultMaxConns    = 16
+	DefaultRateLimit   = 100
+	DefaultRateWindow  = time.Minute
+	DefaultPolicy      = "2026-01-01"
+)
+
+// NewFactory returns the extension's factory.
+func NewFactory() extension.Factory {
+	return extension.NewFactory(Type, createDefaultConfig, create, component.StabilityLevelDevelopment)
+}
+
+func createDefaultConfig() component.Config {
+	srv := confighttp.NewDefaultServerConfig()
+	srv.NetAddr.Endpoint = DefaultEndpoint
+	srv.MaxRequestBodySize = DefaultMaxBodySize
+	return &Config{
+		HTTP:      srv,
+		DataDir:   DefaultDataDir,
+		MaxConns:  DefaultMaxConns,
+		RateLimit: RateLimitConfig{Requests: DefaultRateLimit, Window: DefaultRateWindow},
+		Policies: PoliciesConfig{TermsVersion: DefaultPolicy, PrivacyVersion: DefaultPolicy,
+			TermsURL: "/legal/terms", PrivacyURL: "/legal/privacy"},
+	}
+}
+
+func create(_ context.Context, set extension.Settings, cfg component.Config) (extension.Extension, error) {
+	return newExtension(cfg.(*Config), set), nil
+}

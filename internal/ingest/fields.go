@@ -1,0 +1,196 @@
+package ingest
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+const (
+	maxTraceID   = 64
+	maxName      = 256
+	maxEventID   = 255
+	maxErrorText = 4096
+	// maxTokens keeps token counts exact in JSON consumers (2^53).
+	maxTokens = 1 << 53
+)
+
+// objectFields splits a JSON object into its members, matching keys exactly
+// (encoding/json alone would fill event_id from EVENT_ID).
+func objectFields(msg json.RawMessage) (map[string]json.RawMessage, *Rejection) {
+	if len(msg) == 0 || msg[0] != '{' {
+		return nil, &Rejection{Field: "", Reason: "must be a JSON object"}
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(msg, &fields); err != nil {
+		return nil, &Rejection{Field: "", Reason: "malformed object: " + err.Error()}
+	}
+	return fields, nil
+}
+
+// fieldReader reads typed members and keeps the first rejection.
+type fieldReader struct {
+	fields map[string]json.RawMessage
+	rej    *Rejection
+}
+
+func (f *fieldReader) fail(field, reason string) {
+	if f.rej == nil {
+		f.rej = &Rejection{Field: field, Reason: reason}
+	}
+}
+
+// get returns a member that is present and not null.
+func (f *fieldReader) get(name string, required bool) (json.RawMessage, bool) {
+	v, ok := f.fields[name]
+	if !ok || string(v) == "null" {
+		if required {
+			f.fail(name, "is required")
+		}
+		return nil, false
+	}
+	return v, true
+}
+
+func (f *fieldReader) str(name string, required bool, maxLen int) string {
+	v, ok := f.get(name, required)
+	if !ok {
+		return ""
+	}
+	var s string
+	if v[0] != '"' || json.Unmarshal(v, &s) != nil {
+		f.fail(name, "must be a string")
+		return ""
+	}
+	switch {
+	case required && strings.TrimSpace(s) == "":
+		f.fail(name, "must not be empty")
+	case len(s) > maxLen:
+		f.fail(name, fmt.Sprintf("must be at most %d bytes", maxLen))
+	case strings.ContainsRune(s, 0):
+		f.fail(name, "must not contain NUL characters")
+	}
+	return s
+}
+
+func (f *fieldReader) boolean(name string, required, def bool) bool {
+	v, ok := f.get(name, required)
+	if !ok {
+		return def
+	}
+	switch string(v) {
+	case "true":
+		return true
+	case "false":
+		return false
+	}
+	f.fail(name, "must be a boolean")
+	return def
+}
+
+// integer reads a non-negative integer; 1200.0 is accepted, 1.5 is not.
+func (f *fieldReader) integer(name string, required bool) (int64, bool) {
+	v, ok := f.get(name, required)
+	if !ok {
+		return 0, false
+	}
+	if !isNumber(v) {
+		f.fail(name, "must be an integer")
+		return 0, false
+	}
+	n, err := strconv.ParseInt(string(v), 10, 64)
+	if err != nil {
+		fl, ferr := strconv.ParseFloat(string(v), 64)
+		if ferr != nil || fl != math.Trunc(fl) || math.Abs(fl) >= maxTokens {
+			f.fail(name, "must be an integer below 2^53")
+			return 0, false
+		}
+		n = int64(fl)
+	}
+	if n < 0 {
+		f.fail(name, "must be ≥ 0")
+		return 0, false
+	}
+	if n >= maxTokens {
+		f.fail(name, "must be below 2^53")
+		return 0, false
+	}
+	return n, true
+}
+
+// number returns the literal text of a JSON number member.
+func (f *fieldReader) number(name string) (string, bool) {
+	v, ok := f.get(name, false)
+	if !ok {
+		return "", false
+	}
+	if !isNumber(v) {
+		f.fail(name, "must be a number")
+		return "", false
+	}
+	return string(v), true
+}
+
+func (f *fieldReader) timestamp(name string, now time.Time) time.Time {
+	s := f.str(name, true, 64)
+	if f.rej != nil {
+		return time.Time{}
+	}
+	t, err := parseTime(s)
+	if err != nil {
+		f.fail(name, "must be an ISO 8601 timestamp such as 2026-01-02T15:04:05Z")
+		return time.Time{}
+	}
+	if t.After(now.Add(24 * time.Hour)) {
+		f.fail(name, "must be at most 24 hours in the future")
+	}
+	return t.UTC()
+}
+
+// unknown rejects members outside known, so a typo is not silently dropped.
+func (f *fieldReader) unknown(known map[string]bool) {
+	var extra []string
+	for k := range f.fields {
+		if !known[k] {
+			extra = append(extra, k)
+		}
+	}
+	if len(extra) > 0 {
+		sort.Strings(extra)
+		f.fail(extra[0], "is not a known field")
+	}
+}
+
+func isNumber(v json.RawMessage) bool {
+	return len(v) > 0 && (v[0] == '-' || (v[0] >= '0' && v[0] <= '9'))
+}
+
+var timeLayouts = []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999", "2006-01-02 15:04:05.999999999Z07:00", "2006-01-02"}
+
+func parseTime(s string) (time.Time, error) {
+	var err error
+	for _, l := range timeLayouts {
+		var t time.Time
+		if t, err = time.Parse(l, s); err == nil {
+			return t, nil
+		}
+	}
+	return time.Time{}, err
+}
+
+// compactObject validates metadata as a JSON object and returns it compact.
+func compactObject(v json.RawMessage) ([]byte, bool) {
+	if len(v) == 0 || v[0] != '{' {
+		return nil, false
+	}
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, v); err != nil {
+		return nil, false
+	}
+	return buf.Bytes(), true
+}

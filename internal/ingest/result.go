@@ -1,0 +1,70 @@
+// Package ingest decodes and validates event batches and carries the
+// per-request result through the synchronous pipeline (ARCHITECTURE.md
+// invariant 2): the receiver puts a Result in the context, the processor
+// adds rejections, the exporter adds stored and duplicate counts.
+package ingest
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+)
+
+// Rejection is one refused event or outcome of a batch.
+type Rejection struct {
+	Index   int    `json:"index"`
+	EventID string `json:"event_id,omitempty"`
+	Field   string `json:"field"`
+	Reason  string `json:"reason"`
+}
+
+// Result collects what the pipeline did with one request.
+type Result struct {
+	Stored    atomic.Int64
+	Duplicate atomic.Int64
+	Outcomes  atomic.Int64
+	filled    atomic.Int32
+
+	mu         sync.Mutex
+	rejections []Rejection
+}
+
+type ctxKey struct{}
+
+// NewContext returns ctx carrying r.
+func NewContext(ctx context.Context, r *Result) context.Context {
+	return context.WithValue(ctx, ctxKey{}, r)
+}
+
+// FromContext returns the request's Result, or nil outside a synchronous
+// ingest request (e.g. behind the stock OTLP receiver).
+func FromContext(ctx context.Context) *Result {
+	r, _ := ctx.Value(ctxKey{}).(*Result)
+	return r
+}
+
+// Fill records what storage did; exactly one exporter calls it per request.
+func (r *Result) Fill(stored, duplicate, outcomes int64) {
+	r.Stored.Add(stored)
+	r.Duplicate.Add(duplicate)
+	r.Outcomes.Add(outcomes)
+	r.filled.Add(1)
+}
+
+// Fills is how many exporters filled the result: anything but 1 means the
+// pipeline is not the synchronous one the answer depends on.
+func (r *Result) Fills() int { return int(r.filled.Load()) }
+
+// Reject adds a rejection.
+func (r *Result) Reject(rej Rejection) {
+	r.mu.Lock()
+	r.rejections = append(r.rejections, rej)
+	r.mu.Unlock()
+}
+
+// Rejections returns the rejections so far.
+func (r *Result) Rejections() []Rejection {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]Rejection(nil), r.rejections...)
+}

@@ -1,0 +1,140 @@
+package ingest
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/llmcost/llmcost/internal/event"
+	"github.com/llmcost/llmcost/internal/pricing"
+)
+
+// Validator turns one batch event into an event.Event or a rejection.
+type Validator struct {
+	// Now is the clock for the "at most 24 hours in the future" rule.
+	Now func() time.Time
+}
+
+var knownEventFields = map[string]bool{
+	"agent_name": true, "model": true, "input_tokens": true, "output_tokens": true,
+	"timestamp": true, "total_tokens": true, "cost": true, "cached_tokens": true,
+	"cache_write_tokens": true, "latency_ms": true, "success": true, "event_id": true,
+	"trace_id": true, "metadata": true, "workflow": true, "step_name": true,
+	"tool_name": true, "span_id": true, "parent_span_id": true, "error": true,
+	"streaming": true, "reasoning_tokens": true,
+}
+
+// Event validates one event (API-DECISIONS.md "Validation per event").
+func (v *Validator) Event(msg json.RawMessage, lim Limits) (event.Event, *Rejection) {
+	var ev event.Event
+	fields, rej := objectFields(msg)
+	if rej != nil {
+		return ev, rej
+	}
+	f := &fieldReader{fields: fields}
+	ev.EventID = f.str("event_id", false, maxEventID)
+	ev.AgentName = f.str("agent_name", true, maxName)
+	ev.Model = f.str("model", true, maxName)
+	ev.InputTokens, _ = f.integer("input_tokens", true)
+	ev.OutputTokens, _ = f.integer("output_tokens", true)
+	ev.Timestamp = f.timestamp("timestamp", v.Now())
+	total, hasTotal := f.integer("total_tokens", false)
+	ev.CachedTokens, _ = f.integer("cached_tokens", false)
+	ev.CacheWriteTokens, _ = f.integer("cache_write_tokens", false)
+	ev.ReasoningTokens, _ = f.integer("reasoning_tokens", false)
+	if ms, ok := f.integer("latency_ms", false); ok {
+		ev.LatencyMS = &ms
+	}
+	ev.Success = f.boolean("success", false, true)
+	ev.Streaming = f.boolean("streaming", false, false)
+	ev.Error = f.str("error", false, maxErrorText)
+	ev.TraceID = f.str("trace_id", false, maxTraceID)
+	v.readMetadata(f, &ev, lim)
+	ev.Workflow = firstOf(f.str("workflow", false, maxName), ev.Workflow)
+	ev.StepName = firstOf(f.str("step_name", false, maxName), ev.StepName)
+	ev.ToolName = firstOf(f.str("tool_name", false, maxName), ev.ToolName)
+	ev.SpanID = firstOf(f.str("span_id", false, maxTraceID), ev.SpanID)
+	ev.ParentSpanID = firstOf(f.str("parent_span_id", false, maxTraceID), ev.ParentSpanID)
+	if text, ok := f.number("cost"); ok {
+		nano, err := pricing.ParseCostNano(text)
+		if err != nil {
+			f.fail("cost", "must be a finite number ≥ 0: "+err.Error())
+		}
+		ev.CostNano, ev.CostProvided = nano, true
+	}
+	if f.rej == nil {
+		f.unknown(knownEventFields)
+	}
+	if f.rej == nil && ev.CachedTokens+ev.CacheWriteTokens > ev.InputTokens {
+		f.fail("cached_tokens", "cached_tokens + cache_write_tokens must not exceed input_tokens")
+		f.rej.Reason += " (input_tokens is the whole prompt; Anthropic's usage.input_tokens excludes cache tokens, so send input_tokens + cache_read_input_tokens + cache_creation_input_tokens)"
+	}
+	if f.rej == nil && ev.ReasoningTokens > ev.OutputTokens {
+		f.fail("reasoning_tokens", "must not exceed output_tokens, which includes reasoning")
+	}
+	if f.rej != nil {
+		f.rej.EventID = ev.EventID
+		return ev, f.rej
+	}
+	ev.TotalTokens = ev.InputTokens + ev.OutputTokens
+	if hasTotal {
+		ev.TotalTokens = total
+	}
+	if ev.EventID == "" {
+		ev.EventID = uuid.NewString()
+	}
+	if ev.Billing == "" {
+		ev.Billing = event.BillingAPI
+	}
+	ev.Source = "batch"
+	return ev, nil
+}
+
+// readMetadata checks the metadata object and lifts its indexed keys.
+func (v *Validator) readMetadata(f *fieldReader, ev *event.Event, lim Limits) {
+	raw, ok := f.get("metadata", false)
+	if !ok {
+		return
+	}
+	meta, ok := compactObject(raw)
+	switch {
+	case !ok:
+		f.fail("metadata", "must be a JSON object")
+		return
+	case len(meta) > lim.MaxMetadataBytes:
+		f.fail("metadata", fmt.Sprintf("must be at most %d bytes", lim.MaxMetadataBytes))
+		return
+	case bytes.Contains(meta, []byte(`\u0000`)):
+		f.fail("metadata", "must not contain NUL characters")
+		return
+	}
+	mf := &fieldReader{fields: map[string]json.RawMessage{}}
+	_ = json.Unmarshal(meta, &mf.fields)
+	ev.UserID = mf.str("user_id", false, maxName)
+	ev.SessionID = mf.str("session_id", false, maxName)
+	ev.Workflow = mf.str("workflow", false, maxName)
+	ev.StepName = mf.str("step_name", false, maxName)
+	ev.ToolName = mf.str("tool_name", false, maxName)
+	ev.SpanID = mf.str("span_id", false, maxTraceID)
+	ev.ParentSpanID = mf.str("parent_span_id", false, maxTraceID)
+	switch billing := mf.str("billing", false, maxName); billing {
+	case "", event.BillingAPI, event.BillingSubscription:
+		ev.Billing = billing
+	default:
+		mf.fail("billing", `must be "subscription" or "api"`)
+	}
+	if mf.rej != nil {
+		f.fail("metadata."+mf.rej.Field, mf.rej.Reason)
+	}
+	ev.Metadata = meta
+}
+
+func firstOf(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}

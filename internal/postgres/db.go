@@ -1,0 +1,141 @@
+// Package postgres is the only importer of pgx: the pool, the embedded
+// numbered migrations, every query, and the translation of database errors
+// into domain errors.
+package postgres
+
+import (
+	"context"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/llmcost/llmcost/internal/apierr"
+)
+
+//go:embed migrations/*.sql
+var migrationFS embed.FS
+
+// DB is the application's handle on PostgreSQL.
+type DB struct {
+	Pool *pgxpool.Pool
+}
+
+// Open connects to url with a bounded pool. A pool that cannot hand out a
+// connection within the acquire timeout fails fast, so callers answer 503
+// instead of hanging.
+func Open(ctx context.Context, url string, maxConns int32) (*DB, error) {
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		return nil, fmt.Errorf("database url: %w", err)
+	}
+	if maxConns > 0 {
+		cfg.MaxConns = maxConns
+	}
+	cfg.ConnConfig.ConnectTimeout = 5 * time.Second
+	cfg.ConnConfig.RuntimeParams["lock_timeout"] = "10s"
+	cfg.ConnConfig.RuntimeParams["statement_timeout"] = "60s"
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	return &DB{Pool: pool}, nil
+}
+
+// Close releases the pool.
+func (db *DB) Close() { db.Pool.Close() }
+
+// Ping reports whether the database answers.
+func (db *DB) Ping(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	return db.Pool.Ping(ctx)
+}
+
+// Migrate applies the embedded migrations not yet applied, in order, each in
+// its own transaction, under an advisory lock so two starting instances do not
+// race. It returns how many it applied.
+func (db *DB) Migrate(ctx context.Context) (int, error) {
+	conn, err := db.Pool.Acquire(ctx)
+	if err != nil {
+		return 0, err
+	}
+	defer conn.Release()
+	const lockID = 7431082201
+	if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock($1)`, lockID); err != nil {
+		return 0, err
+	}
+	defer conn.Exec(context.Background(), `SELECT pg_advisory_unlock($1)`, lockID) //nolint:errcheck
+	if _, err := conn.Exec(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+		version int PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`); err != nil {
+		return 0, err
+	}
+	files, err := fs.Glob(migrationFS, "migrations/*.sql")
+	if err != nil {
+		return 0, err
+	}
+	sort.Strings(files)
+	applied := 0
+	for _, file := range files {
+		name := strings.TrimPrefix(file, "migrations/")
+		version, err := strconv.Atoi(strings.SplitN(name, "_", 2)[0])
+		if err != nil {
+			return applied, fmt.Errorf("migration %s: name must start with a number", name)
+		}
+		var done bool
+		if err := conn.QueryRow(ctx, `SELECT EXISTS(SELECT 1 FROM schema_migrations WHERE version=$1)`, version).Scan(&done); err != nil {
+			return applied, err
+		}
+		if done {
+			continue
+		}
+		sql, _ := migrationFS.ReadFile(file)
+		err = pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
+			if _, err := tx.Exec(ctx, string(sql)); err != nil {
+				return fmt.Errorf("migration %s: %w", name, err)
+			}
+			_, err := tx.Exec(ctx, `INSERT INTO schema_migrations (version, name) VALUES ($1, $2)`, version, name)
+			return err
+		})
+		if err != nil {
+			return applied, err
+		}
+		applied++
+	}
+	return applied, nil
+}
+
+// translate maps database errors to domain errors once, here: anything that
+// looks like the server being away or overloaded is a retryable 503.
+func translate(err error, what string) error {
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, pgx.ErrNoRows) {
+		return apierr.Newf(apierr.NotFound, "%s not found", what)
+	}
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		switch {
+		case pgErr.Code == "23505":
+			return &apierr.Error{Code: apierr.Conflict, Message: what + " already exists", Cause: err}
+		case pgErr.Code == "22P02", pgErr.Code == "22021", pgErr.Code == "22P05", pgErr.Code == "54000":
+			return &apierr.Error{Code: apierr.ValidationFailed, Message: what + ": a value the database cannot store", Cause: err}
+		case strings.HasPrefix(pgErr.Code, "08"), strings.HasPrefix(pgErr.Code, "53"),
+			strings.HasPrefix(pgErr.Code, "57"), pgErr.Code == "40001", pgErr.Code == "40P01", pgErr.Code == "55P03":
+			return apierr.Unavailablef(err, "the database is unavailable")
+		}
+		return &apierr.Error{Code: apierr.Internal, Message: "internal error", Cause: err}
+	}
+	// Anything else from the driver (dial failure, closed pool, timeout,
+	// broken connection) is transient from the client's point of view.
+	return apierr.Unavailablef(err, "the database is unavailable")
+}

@@ -1,0 +1,193 @@
+package pricing
+
+import (
+	"strings"
+	"testing"
+)
+
+// erratum is a rate where the July 2026 LiteLLM snapshot disagrees with the
+// provider's published price. The test requires the fixture to still carry
+// the wrong value (so a fixed fixture forces the erratum out) and checks the
+// built-in value instead. Values are USD per million tokens, "" = unpublished.
+type erratum struct {
+	model, field  string // field: in, out, read, w5m, w1h, or tier.<same>
+	fixture, ours string
+	why           string
+}
+
+var fixtureErrata = []erratum{
+	// Anthropic's pricing page: Claude Haiku 3 1h writes $0.50, Opus 3 $30
+	// (2× input); the snapshot has Sonnet's $6 pasted into both.
+	{"claude-3-haiku-20240307", "w1h", "6", "0.5", "1h write is 2× the $0.25 input"},
+	{"claude-3-opus-20240229", "w1h", "6", "30", "1h write is 2× the $15 input"},
+	// Long-context rates stack with cache multipliers: Sonnet 4 above 200k
+	// writes a 1h cache at 2 × $6 = $12, as the snapshot has for Sonnet 4.5.
+	{"claude-sonnet-4-20250514", "tier.w1h", "", "12", "snapshot omits the tier's 1h write"},
+	// The snapshot carries Sonnet 5's introductory price, which its own
+	// comment says ends 2026-08-31; from 2026-09-01 the standard Sonnet price
+	// applies.
+	{"claude-sonnet-5", "in", "2", "3", "intro price ended 2026-08-31"},
+	{"claude-sonnet-5", "out", "10", "15", "intro price ended 2026-08-31"},
+	{"claude-sonnet-5", "read", "0.2", "0.3", "intro price ended 2026-08-31"},
+	{"claude-sonnet-5", "w5m", "2.5", "3.75", "intro price ended 2026-08-31"},
+	{"claude-sonnet-5", "w1h", "4", "6", "intro price ended 2026-08-31"},
+}
+
+// rateField returns the rate and its published flag addressed by field.
+func rateField(t *testing.T, e *Entry, field string) (*int64, *bool) {
+	t.Helper()
+	r := &e.Base
+	if f, ok := strings.CutPrefix(field, "tier."); ok {
+		if e.LongContext == nil {
+			t.Fatalf("%s: no tier for %s", e.Model, field)
+		}
+		r, field = &e.LongContext.Rates, f
+	}
+	switch field {
+	case "in":
+		return &r.Input, nil
+	case "out":
+		return &r.Output, nil
+	case "read":
+		return &r.CacheRead, &r.HasCacheRead
+	case "w5m":
+		return &r.CacheWrite, &r.HasCacheWrite
+	case "w1h":
+		return &r.CacheWrite1h, &r.HasCacheWrite1h
+	}
+	t.Fatalf("unknown erratum field %q", field)
+	return nil, nil
+}
+
+func mtok(t *testing.T, s string) int64 {
+	t.Helper()
+	if s == "" {
+		return 0
+	}
+	v, err := perMillion(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// TestBuiltinAgreesWithFixture compares every model present in both the
+// built-in table and the LiteLLM snapshot: rates, tier, mode, provider,
+// context limits and deprecation date.
+func TestBuiltinAgreesWithFixture(t *testing.T) {
+	fixture, _ := parseFixture(t)
+	compared := 0
+	for _, ours := range Builtin().Entries() {
+		theirs, ok := fixture[ours.Model]
+		if !ok {
+			continue
+		}
+		compared++
+		for _, er := range fixtureErrata {
+			if er.model != ours.Model {
+				continue
+			}
+			v, has := rateField(t, &theirs, er.field)
+			if *v != mtok(t, er.fixture) {
+				t.Errorf("erratum %s %s: fixture now has %d atto, not %q: drop the erratum", er.model, er.field, *v, er.fixture)
+			}
+			*v = mtok(t, er.ours)
+			if has != nil {
+				*has = er.ours != ""
+			}
+		}
+		ours.Source, theirs.Source = "", ""
+		ours.Replacement = "" // LiteLLM has no replacement field
+		if !sameEntry(ours, theirs) {
+			t.Errorf("%s differs from the fixture\n builtin %+v tier %+v\n fixture %+v tier %+v",
+				ours.Model, ours, ours.LongContext, theirs, theirs.LongContext)
+		}
+	}
+	if compared < 80 {
+		t.Errorf("only %d models compared; the table should cover the fixture's text models", compared)
+	}
+	for _, er := range fixtureErrata {
+		if _, ok := fixture[er.model]; !ok {
+			t.Errorf("erratum for %s, which the fixture no longer has", er.model)
+		}
+	}
+}
+
+func sameEntry(a, b Entry) bool {
+	ta, tb := a.LongContext, b.LongContext
+	a.LongContext, b.LongContext = nil, nil
+	if a != b || (ta == nil) != (tb == nil) {
+		return false
+	}
+	return ta == nil || *ta == *tb
+}
+
+// TestBuiltinResolvesFixtureNames checks that no fixture name is priced by
+// the wrong entry through normalisation (e.g. gpt-3.5-turbo-1106 falling back
+// to gpt-3.5-turbo, whose price is lower): whatever fixture name the built-in
+// catalogue resolves must carry the fixture's rates.
+func TestBuiltinResolvesFixtureNames(t *testing.T) {
+	fixture, _ := parseFixture(t)
+	errata := map[string]bool{}
+	for _, er := range fixtureErrata {
+		errata[er.model] = true
+	}
+	resolved := 0
+	for name, theirs := range fixture {
+		ours, ok := Builtin().Lookup(name)
+		if !ok || errata[ours.Model] {
+			continue
+		}
+		resolved++
+		if ours.Base != theirs.Base || (ours.LongContext == nil) != (theirs.LongContext == nil) ||
+			(ours.LongContext != nil && *ours.LongContext != *theirs.LongContext) {
+			t.Errorf("%s resolves to %s with other rates\n builtin %+v\n fixture %+v", name, ours.Model, ours.Base, theirs.Base)
+		}
+	}
+	if resolved < 100 {
+		t.Errorf("only %d fixture names resolve", resolved)
+	}
+}
+
+func TestBuiltinTable(t *testing.T) {
+	seen := map[string]bool{}
+	providers := map[string]int{}
+	noCache := 0
+	for _, r := range builtinRows {
+		if seen[r.model] {
+			t.Errorf("duplicate row %s", r.model)
+		}
+		seen[r.model] = true
+		e, err := r.entry()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e.Source != "builtin" || e.Mode == "" || e.Model != strings.ToLower(e.Model) {
+			t.Errorf("%s: bad entry %+v", r.model, e)
+		}
+		// A dated key beside its family name needs a reason to exist: a price
+		// or a deprecation date of its own.
+		if fam, ok := Builtin().Lookup(Normalize(e.Model)); ok && fam.Model != e.Model &&
+			e.DeprecationDate == "" && sameEntry(Entry{Base: e.Base, LongContext: e.LongContext}, Entry{Base: fam.Base, LongContext: fam.LongContext}) {
+			t.Errorf("%s duplicates %s", e.Model, fam.Model)
+		}
+		providers[e.Provider]++
+		if !e.Base.HasCacheRead && !e.Base.HasCacheWrite {
+			noCache++
+		}
+	}
+	for _, p := range []string{"anthropic", "openai", "google", "mistral", "deepseek", "xai"} {
+		if providers[p] < 4 {
+			t.Errorf("provider %s has %d models", p, providers[p])
+		}
+	}
+	if noCache < 5 {
+		t.Errorf("%d models without cache rates; zero-savings pricing needs some", noCache)
+	}
+	if _, err := (row{model: "x", in: "1", out: "bad"}).entry(); err == nil {
+		t.Error("a bad literal must fail")
+	}
+	if _, err := (row{model: "x", in: "1"}).entry(); err == nil {
+		t.Error("a row without an output rate must fail")
+	}
+}

@@ -1,0 +1,70 @@
+// Package ratelimit is an in-process fixed-window limiter that reports the
+// exact remaining quota and reset time the RateLimit headers need. It is
+// hand-written because golang.org/x/time/rate exposes neither a window reset
+// nor an integer remaining count; a multi-instance deployment would move the
+// counters to a shared store behind the same interface.
+package ratelimit
+
+import (
+	"sync"
+	"time"
+)
+
+// Decision is the outcome of one request against its key's window.
+type Decision struct {
+	Allowed   bool
+	Limit     int
+	Remaining int
+	// Reset is the time until the window restarts, at least one second.
+	Reset time.Duration
+}
+
+type window struct {
+	start time.Time
+	count int
+}
+
+// Limiter allows Limit requests per Window for each key.
+type Limiter struct {
+	Limit  int
+	Window time.Duration
+	Now    func() time.Time
+
+	mu      sync.Mutex
+	windows map[string]*window
+}
+
+// New returns a limiter of limit requests per window.
+func New(limit int, w time.Duration) *Limiter {
+	return &Limiter{Limit: limit, Window: w, Now: time.Now, windows: map[string]*window{}}
+}
+
+// Allow counts one request for key and says whether it may proceed.
+func (l *Limiter) Allow(key string) Decision {
+	now := l.Now()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.windows) > 50_000 {
+		l.sweep(now)
+	}
+	w := l.windows[key]
+	if w == nil || now.Sub(w.start) >= l.Window {
+		w = &window{start: now}
+		l.windows[key] = w
+	}
+	reset := max(w.start.Add(l.Window).Sub(now), time.Second)
+	if w.count >= l.Limit {
+		return Decision{Allowed: false, Limit: l.Limit, Remaining: 0, Reset: reset}
+	}
+	w.count++
+	return Decision{Allowed: true, Limit: l.Limit, Remaining: l.Limit - w.count, Reset: reset}
+}
+
+// sweep drops finished windows so idle keys do not accumulate.
+func (l *Limiter) sweep(now time.Time) {
+	for k, w := range l.windows {
+		if now.Sub(w.start) >= l.Window {
+			delete(l.windows, k)
+		}
+	}
+}

@@ -1,0 +1,83 @@
+package costprocessor
+
+import (
+	"context"
+	"fmt"
+
+	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/pdata/plog"
+
+	"github.com/llmcost/llmcost/internal/pricing"
+	"github.com/llmcost/llmcost/internal/semconv"
+)
+
+// catalogueSource is what the processor needs of the costapi extension.
+type catalogueSource interface {
+	Catalogue() *pricing.Catalogue
+}
+
+type costProcessor struct {
+	cfg *Config
+	src catalogueSource
+}
+
+func (p *costProcessor) start(_ context.Context, host component.Host) error {
+	ext, ok := host.GetExtensions()[p.cfg.API]
+	if !ok {
+		return fmt.Errorf("api: extension %q is not configured", p.cfg.API)
+	}
+	src, ok := ext.(catalogueSource)
+	if !ok {
+		return fmt.Errorf("api: extension %q does not provide a price catalogue", p.cfg.API)
+	}
+	p.src = src
+	return nil
+}
+
+// processLogs prices every call record in place. The catalogue is read once
+// per request, so one request is priced by one catalogue version.
+func (p *costProcessor) processLogs(_ context.Context, ld plog.Logs) (plog.Logs, error) {
+	cat := p.src.Catalogue()
+	rls := ld.ResourceLogs()
+	for i := 0; i < rls.Len(); i++ {
+		sls := rls.At(i).ScopeLogs()
+		for j := 0; j < sls.Len(); j++ {
+			records := sls.At(j).LogRecords()
+			for k := 0; k < records.Len(); k++ {
+				if lr := records.At(k); semconv.IsCall(lr) {
+					price(cat, lr)
+				}
+			}
+		}
+	}
+	return ld, nil
+}
+
+// price sets cost, catalogue cost, priced and price version on one record.
+func price(cat *pricing.Catalogue, lr plog.LogRecord) {
+	a := lr.Attributes()
+	get := func(key string) int64 {
+		v, _ := a.Get(key)
+		return v.Int()
+	}
+	model, _ := a.Get(semconv.Model)
+	provided, _ := a.Get(semconv.CostProvided)
+	entry, ok := cat.Lookup(model.Str())
+	a.PutBool(semconv.Priced, ok)
+	a.PutStr(semconv.PriceVersion, cat.Version())
+	if !ok {
+		a.PutInt(semconv.CatalogueCostNano, -1)
+		if !provided.Bool() {
+			a.PutInt(semconv.CostNano, 0)
+		}
+		return
+	}
+	b := entry.Price(pricing.Usage{
+		Input: get(semconv.InputTokens), Output: get(semconv.OutputTokens),
+		Cached: get(semconv.CachedTokens), CacheWrite: get(semconv.CacheWriteTokens),
+	})
+	a.PutInt(semconv.CatalogueCostNano, b.Total)
+	if !provided.Bool() {
+		a.PutInt(semconv.CostNano, b.Total)
+	}
+}

@@ -1,0 +1,108 @@
+package costeventsreceiver
+
+import (
+	"errors"
+	"io"
+	"net/http"
+	"time"
+
+	"go.opentelemetry.io/collector/pdata/plog"
+
+	"github.com/llmcost/llmcost/internal/access"
+	"github.com/llmcost/llmcost/internal/apierr"
+	"github.com/llmcost/llmcost/internal/ingest"
+	"github.com/llmcost/llmcost/internal/semconv"
+)
+
+type batchResult struct {
+	Status           string             `json:"status"`
+	EventsStored     int64              `json:"events_stored"`
+	EventsReceived   int                `json:"events_received"`
+	EventsRejected   int                `json:"events_rejected"`
+	EventsDuplicate  int64              `json:"events_duplicate"`
+	OutcomesRecorded int64              `json:"outcomes_recorded"`
+	Rejected         []ingest.Rejection `json:"rejected"`
+	Timestamp        string             `json:"timestamp"`
+}
+
+// batch is POST /v1/events/batch.
+func (r *costReceiver) batch(w http.ResponseWriter, req *http.Request) {
+	p := access.FromContext(req.Context())
+	projectID, err := p.RequireAPIKey()
+	if err != nil {
+		apierr.Write(w, err)
+		return
+	}
+	body, err := readBody(req)
+	if err != nil {
+		apierr.Write(w, err)
+		return
+	}
+	b, err := ingest.DecodeBatch(body, projectID, r.limits, r.validator)
+	if err != nil {
+		apierr.Write(w, err)
+		return
+	}
+	res := &ingest.Result{}
+	if len(b.Events)+len(b.Outcomes) > 0 {
+		if res, err = r.consume(req.Context(), toLogs(b)); err != nil {
+			r.logFailure(err)
+			apierr.Write(w, err)
+			return
+		}
+	}
+	rejected := append(b.Rejections, res.Rejections()...)
+	out := batchResult{
+		Status: "ok", EventsStored: res.Stored.Load(), EventsReceived: b.Received,
+		EventsDuplicate: res.Duplicate.Load(), OutcomesRecorded: res.Outcomes.Load(),
+		Rejected: rejected, Timestamp: time.Now().UTC().Format(time.RFC3339Nano),
+	}
+	for _, rej := range rejected {
+		if len(rej.Field) < 9 || rej.Field[:9] != "outcomes." {
+			out.EventsRejected++
+		}
+	}
+	if len(rejected) > 0 {
+		out.Status = "partial"
+	}
+	if out.Rejected == nil {
+		out.Rejected = []ingest.Rejection{}
+	}
+	apierr.WriteJSON(w, http.StatusOK, out)
+}
+
+// readBody reads the (already gzip-decoded) body; the server's size limit
+// surfaces here as a 413.
+func readBody(req *http.Request) ([]byte, error) {
+	body, err := io.ReadAll(req.Body)
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			return nil, apierr.Newf(apierr.PayloadTooLarge, "request body exceeds %d bytes (after decompression)", tooBig.Limit)
+		}
+		return nil, apierr.Newf(apierr.BadRequest, "could not read the request body: %v", err)
+	}
+	return body, nil
+}
+
+// toLogs turns a validated batch into canonical pipeline records.
+func toLogs(b *ingest.Batch) plog.Logs {
+	ld := plog.NewLogs()
+	rl := ld.ResourceLogs().AppendEmpty()
+	rl.Resource().Attributes().PutStr(semconv.ProjectID, b.ProjectID)
+	records := rl.ScopeLogs().AppendEmpty().LogRecords()
+	records.EnsureCapacity(len(b.Events) + len(b.Outcomes))
+	for i := range b.Events {
+		semconv.PutEvent(records.AppendEmpty(), &b.Events[i])
+	}
+	for _, o := range b.Outcomes {
+		semconv.PutOutcome(records.AppendEmpty(), o)
+	}
+	return ld
+}
+
+func (r *costReceiver) logFailure(err error) {
+	if e := apierr.As(err); e.Status() >= 500 {
+		r.set.Logger.Warn("ingest failed: " + e.Error())
+	}
+}

@@ -1,0 +1,38 @@
+package costeventsreceiver
+
+import (
+	"errors"
+	"fmt"
+
+	"go.opentelemetry.io/collector/component"
+)
+
+// Config configures the ingest endpoints.
+type Config struct {
+	// API is the costapi extension whose server the endpoints are mounted on.
+	API component.ID `mapstructure:"api"`
+	// MaxEventsPerBatch bounds the events of one batch request.
+	MaxEventsPerBatch int `mapstructure:"max_events_per_batch"`
+	// MaxOutcomesPerBatch bounds the outcomes of one batch request.
+	MaxOutcomesPerBatch int `mapstructure:"max_outcomes_per_batch"`
+	// MaxMetadataBytes bounds one event's metadata object, compacted.
+	MaxMetadataBytes int `mapstructure:"max_metadata_bytes"`
+	// MaxListLimit bounds the limit parameter of the event list.
+	MaxListLimit int `mapstructure:"max_list_limit"`
+}
+
+// Validate checks the configuration.
+func (c *Config) Validate() error {
+	var errs []error
+	if c.API.Type().String() == "" {
+		errs = append(errs, errors.New("api: must name the costapi extension"))
+	}
+	for name, v := range map[string]int{"max_events_per_batch": c.MaxEventsPerBatch,
+		"max_outcomes_per_batch": c.MaxOutcomesPerBatch, "max_metadata_bytes": c.MaxMetadataBytes,
+		"max_list_limit": c.MaxListLimit} {
+		if v < 1 {
+			errs = append(errs, fmt.Errorf("%s: must be ≥ 1, got %d", name, v))
+		}
+	}
+	return errors.Join(errs...)
+}

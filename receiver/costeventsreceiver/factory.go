@@ -1,0 +1,41 @@
+// Package costeventsreceiver takes LLM-call events over HTTP — JSON batches
+// and coding-agent OTLP logs — on the costapi extension's server, turns each
+// call into one canonical log record, and answers with exact counts once the
+// synchronous pipeline has stored them.
+package costeventsreceiver
+
+import (
+	"context"
+
+	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/consumer"
+	"go.opentelemetry.io/collector/receiver"
+
+	"github.com/llmcost/llmcost/internal/ingest"
+)
+
+// Type is the receiver's component type.
+var Type = component.MustNewType("costevents")
+
+// DefaultListLimit is the largest page of the event list.
+const DefaultListLimit = 1000
+
+// NewFactory returns the receiver's factory.
+func NewFactory() receiver.Factory {
+	return receiver.NewFactory(Type, createDefaultConfig,
+		receiver.WithLogs(createLogs, component.StabilityLevelDevelopment))
+}
+
+func createDefaultConfig() component.Config {
+	return &Config{
+		API:                 component.MustNewID("costapi"),
+		MaxEventsPerBatch:   ingest.DefaultLimits.MaxEvents,
+		MaxOutcomesPerBatch: ingest.DefaultLimits.MaxOutcomes,
+		MaxMetadataBytes:    ingest.DefaultLimits.MaxMetadataBytes,
+		MaxListLimit:        DefaultListLimit,
+	}
+}
+
+func createLogs(_ context.Context, set receiver.Settings, cfg component.Config, next consumer.Logs) (receiver.Logs, error) {
+	return newReceiver(cfg.(*Config), set, next), nil
+}
