@@ -32,7 +32,7 @@ test: build ## run every test, the PostgreSQL-backed and end-to-end ones include
 	$(GO) test -count=1 -timeout 15m ./...
 
 bench: build ## end-to-end ingest throughput beside raw COPY, into PostgreSQL
-	$(GO) test -count=1 -run '^$$' -bench . -benchtime 1x -timeout 20m ./test/bench/
+	$(GO) test -count=1 -run '^$$' -bench . -benchtime 1x -timeout 20m ./test/e2e/
 
 lint: ## gofmt and go vet
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (gofmt -l $$(git ls-files '*.go'); exit 1)

@@ -50,6 +50,7 @@ func repoRoot() string {
 // service is one running llmcost process.
 type service struct {
 	URL    string
+	dbURL  string
 	cmd    *exec.Cmd
 	stderr *syncBuffer
 }
@@ -71,7 +72,7 @@ func (b *syncBuffer) String() string {
 	return b.buf.String()
 }
 
-func freePort(t *testing.T) string {
+func freePort(t testing.TB) string {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -84,7 +85,7 @@ func freePort(t *testing.T) string {
 // start runs the binary with collector-config.yaml and env, and waits for it
 // to answer /v1/health. env overrides the defaults; a database URL is taken
 // from a fresh test database unless env sets LLMCOST_DATA_DIR.
-func start(t *testing.T, env map[string]string) *service {
+func start(t testing.TB, env map[string]string) *service {
 	t.Helper()
 	addr := freePort(t)
 	vars := map[string]string{"LLMCOST_HTTP_ENDPOINT": addr, "LLMCOST_RATE_LIMIT": "100000"}
@@ -99,7 +100,7 @@ func start(t *testing.T, env map[string]string) *service {
 	for k, v := range vars {
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}
-	s := &service{URL: "http://" + addr, cmd: cmd, stderr: &syncBuffer{}}
+	s := &service{URL: "http://" + addr, dbURL: vars["LLMCOST_DATABASE_URL"], cmd: cmd, stderr: &syncBuffer{}}
 	cmd.Stdout, cmd.Stderr = s.stderr, s.stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -124,7 +125,7 @@ func start(t *testing.T, env map[string]string) *service {
 }
 
 // stop sends SIGTERM and waits for a clean exit.
-func (s *service) stop(t *testing.T) {
+func (s *service) stop(t testing.TB) {
 	if s.cmd.ProcessState != nil {
 		return
 	}
@@ -153,7 +154,7 @@ type response struct {
 var client = &http.Client{Timeout: 60 * time.Second}
 
 // call sends a JSON request; body may be nil, a []byte, or a value to marshal.
-func (s *service) call(t *testing.T, method, path, bearer string, body any, headers ...string) response {
+func (s *service) call(t testing.TB, method, path, bearer string, body any, headers ...string) response {
 	t.Helper()
 	var rd io.Reader
 	switch b := body.(type) {
@@ -196,7 +197,7 @@ func (s *service) call(t *testing.T, method, path, bearer string, body any, head
 }
 
 // must fails the test unless the reply has the wanted status.
-func (r response) must(t *testing.T, status int) response {
+func (r response) must(t testing.TB, status int) response {
 	t.Helper()
 	if r.Status != status {
 		t.Fatalf("status %d, want %d: %s", r.Status, status, r.Raw)
@@ -206,7 +207,7 @@ func (r response) must(t *testing.T, status int) response {
 
 // account registers a fresh user and returns its access token and the
 // default project's id and API key.
-func (s *service) account(t *testing.T) (token, projectID, key string) {
+func (s *service) account(t testing.TB) (token, projectID, key string) {
 	t.Helper()
 	r := s.call(t, "POST", "/v1/auth/register", "", map[string]any{
 		"email": fmt.Sprintf("u%d@example.com", time.Now().UnixNano()), "password": "correct horse battery",
@@ -217,7 +218,7 @@ func (s *service) account(t *testing.T) (token, projectID, key string) {
 	return r.Body["access_token"].(string), proj["id"].(string), proj["api_key"].(string)
 }
 
-func num(t *testing.T, v any) float64 {
+func num(t testing.TB, v any) float64 {
 	t.Helper()
 	n, ok := v.(json.Number)
 	if !ok {

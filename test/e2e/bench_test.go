@@ -1,0 +1,102 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/llmcost/llmcost/internal/postgres"
+)
+
+// Benchmark shape: batches of benchBatch events sent by benchClients
+// concurrent clients, benchBatches batches in all.
+const (
+	benchBatch   = 1000
+	benchBatches = 100
+	benchClients = 4
+)
+
+// BenchmarkIngestVsCopy measures end-to-end ingest (HTTP, JSON decoding,
+// validation, the collector pipeline, pricing, deduplicating INSERT) against
+// raw COPY of the same rows into the same schema, in one run, and prints both
+// rates and their ratio. Run it with `make bench`.
+func BenchmarkIngestVsCopy(b *testing.B) {
+	for range b.N {
+		ingestRate, copyRate := benchOnce(b)
+		b.ReportMetric(ingestRate, "ingest_events/s")
+		b.ReportMetric(copyRate, "copy_events/s")
+		b.ReportMetric(ingestRate/copyRate, "ratio")
+		fmt.Printf("ingest: %.0f events/s end to end (HTTP → pipeline → PostgreSQL), %d clients, %d-event batches\n",
+			ingestRate, benchClients, benchBatch)
+		fmt.Printf("copy:   %.0f events/s raw COPY of the same rows into the same schema\n", copyRate)
+		fmt.Printf("ratio:  %.2f of COPY\n", ingestRate/copyRate)
+	}
+}
+
+func benchOnce(b *testing.B) (ingestRate, copyRate float64) {
+	s := start(b, nil)
+	_, projectID, key := s.account(b)
+	bodies := make([][]byte, benchBatches)
+	for i := range bodies {
+		events := make([]map[string]any, benchBatch)
+		for j := range events {
+			events[j] = map[string]any{
+				"event_id": fmt.Sprintf("b%04d-%04d", i, j), "agent_name": fmt.Sprintf("agent-%d", j%7),
+				"model": "claude-sonnet-4-5", "input_tokens": 1200 + j, "output_tokens": 300,
+				"cached_tokens": 800, "latency_ms": 900, "timestamp": time.Now().UTC().Format(time.RFC3339Nano),
+				"trace_id": fmt.Sprintf("trace-%d-%d", i, j/10), "metadata": map[string]any{"user_id": "u1", "session_id": "s1"},
+			}
+		}
+		bodies[i], _ = json.Marshal(map[string]any{"events": events})
+	}
+
+	work := make(chan []byte)
+	var wg sync.WaitGroup
+	start := time.Now()
+	for range benchClients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for body := range work {
+				r := s.call(b, "POST", "/v1/events/batch", key, body)
+				if r.Status != http.StatusOK {
+					b.Errorf("status %d: %.200s", r.Status, r.Raw)
+				}
+			}
+		}()
+	}
+	for _, body := range bodies {
+		work <- body
+	}
+	close(work)
+	wg.Wait()
+	ingestRate = float64(benchBatch*benchBatches) / time.Since(start).Seconds()
+
+	// The same rows, as stored, copied into a fresh project of the same schema.
+	ctx := context.Background()
+	db, err := postgres.Open(ctx, s.dbURL, 4)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	stored, _, err := db.ListEvents(ctx, postgres.EventFilter{ProjectID: projectID, Limit: benchBatch * benchBatches})
+	if err != nil || len(stored) != benchBatch*benchBatches {
+		b.Fatalf("stored %d events: %v", len(stored), err)
+	}
+	_, other, _ := s.account(b)
+	for i := range stored {
+		stored[i].ProjectID = other
+	}
+	start = time.Now()
+	for i := 0; i < len(stored); i += benchBatch {
+		if _, err := db.CopyEvents(ctx, stored[i:i+benchBatch]); err != nil {
+			b.Fatal(err)
+		}
+	}
+	copyRate = float64(len(stored)) / time.Since(start).Seconds()
+	return ingestRate, copyRate
+}
