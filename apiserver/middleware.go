@@ -31,8 +31,9 @@ func (s *Server) recoverer(next http.Handler) http.Handler {
 }
 
 // credentials resolves the bearer credential once per request into an
-// access.Principal. It never refuses: routes decide what they require, so a
-// public route still answers a caller with a stale token.
+// access.Principal. It refuses nothing itself: an invalid API key is answered
+// 401 {detail} by rateLimit once the request is counted, and an invalid
+// session token only matters to routes that require a session.
 func (s *Server) credentials(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p := s.resolve(r)

@@ -6,6 +6,8 @@ package access
 import (
 	"context"
 
+	"github.com/google/uuid"
+
 	"github.com/llmcost/llmcost/internal/apierr"
 )
 
@@ -139,6 +141,9 @@ func (p *Principal) Project(ctx context.Context, projectID string, perm Permissi
 	case Session:
 		if projectID == "" {
 			return "", apierr.Field("project_id", "is required with a session token")
+		}
+		if uuid.Validate(projectID) != nil {
+			return "", apierr.New(apierr.NotFound, "project not found")
 		}
 		return projectID, p.RequireRole(ctx, projectID, perm)
 	}
