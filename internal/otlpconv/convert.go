@@ -121,6 +121,10 @@ func (c *converter) record(r *rec, path string) {
 		c.res.Discarded++
 	default:
 		out := r.convert(call)
+		if err := storable(&out.Event, c.now); err != nil {
+			c.res.Rejected = append(c.res.Rejected, Rejection{Path: path, Reason: err.Error()})
+			return
+		}
 		if c.seen[out.Event.EventID] {
 			// An exporter retry re-sent the record: emit it once.
 			c.res.Discarded++

@@ -154,7 +154,7 @@ func (r *rec) timestamp() time.Time {
 func (r *rec) metadata() []byte {
 	tags := map[string]string{}
 	for _, k := range metadataKeys {
-		if v := r.a.str(k); v != "" && len(v) <= maxTagLen {
+		if v := r.a.str(k); v != "" && len(v) <= maxTagLen && storableText(v) {
 			tags[k] = v
 		}
 	}

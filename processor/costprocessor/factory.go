@@ -27,7 +27,7 @@ func createDefaultConfig() component.Config {
 }
 
 func createLogs(ctx context.Context, set processor.Settings, cfg component.Config, next consumer.Logs) (processor.Logs, error) {
-	p := &costProcessor{cfg: cfg.(*Config)}
+	p := &costProcessor{cfg: cfg.(*Config), logger: set.Logger}
 	return processorhelper.NewLogs(ctx, set, cfg, next, p.processLogs,
 		processorhelper.WithStart(p.start),
 		processorhelper.WithCapabilities(consumer.Capabilities{MutatesData: true}))

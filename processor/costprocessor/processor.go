@@ -6,6 +6,8 @@ import (
 
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/collector/processor/processorhelper"
+	"go.uber.org/zap"
 
 	"github.com/llmcost/llmcost/internal/pricing"
 	"github.com/llmcost/llmcost/internal/semconv"
@@ -17,11 +19,12 @@ type catalogueSource interface {
 }
 
 type costProcessor struct {
-	cfg *Config
-	src catalogueSource
+	cfg    *Config
+	logger *zap.Logger
+	src    catalogueSource
 }
 
-func (p *costProcessor) start(_ context.Context, host component.Host) error {
+func (p *costProcessor) start(ctx context.Context, host component.Host) error {
 	ext, ok := host.GetExtensions()[p.cfg.API]
 	if !ok {
 		return fmt.Errorf("api: extension %q is not configured", p.cfg.API)
@@ -31,12 +34,19 @@ func (p *costProcessor) start(_ context.Context, host component.Host) error {
 		return fmt.Errorf("api: extension %q does not provide a price catalogue", p.cfg.API)
 	}
 	p.src = src
-	return nil
+	return p.checkProject(ctx, ext)
 }
 
-// processLogs prices every call record in place. The catalogue is read once
-// per request, so one request is priced by one catalogue version.
-func (p *costProcessor) processLogs(_ context.Context, ld plog.Logs) (plog.Logs, error) {
+// processLogs turns raw agent logs into call records, then prices every
+// call record in place. The catalogue is read once per request, so one
+// request is priced by one catalogue version.
+func (p *costProcessor) processLogs(ctx context.Context, ld plog.Logs) (plog.Logs, error) {
+	switch skip, err := p.normalise(ctx, ld); {
+	case err != nil:
+		return ld, err
+	case skip:
+		return ld, processorhelper.ErrSkipProcessingData
+	}
 	cat := p.src.Catalogue()
 	rls := ld.ResourceLogs()
 	for i := 0; i < rls.Len(); i++ {

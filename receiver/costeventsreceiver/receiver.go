@@ -56,8 +56,11 @@ func (r *costReceiver) Start(_ context.Context, host component.Host) error {
 	}
 	r.api = api
 	for pattern, h := range map[string]http.HandlerFunc{
-		"POST /v1/events/batch": r.batch,
-		"GET /v1/events":        r.list,
+		"POST /v1/events/batch":   r.batch,
+		"GET /v1/events":          r.list,
+		"POST " + otlpLogsPath:    r.otlpLogs,
+		"POST " + otlpMetricsPath: r.otlpDiscard,
+		"POST " + otlpTracesPath:  r.otlpDiscard,
 	} {
 		unregister, err := api.Handle(pattern, h)
 		if err != nil {
