@@ -2,7 +2,6 @@ package postgresexporter
 
 import (
 	"context"
-	"fmt"
 
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/consumer/consumererror"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/llmcost/llmcost/internal/apierr"
 	"github.com/llmcost/llmcost/internal/event"
+	"github.com/llmcost/llmcost/internal/hostext"
 	"github.com/llmcost/llmcost/internal/ingest"
 	"github.com/llmcost/llmcost/internal/postgres"
 	"github.com/llmcost/llmcost/internal/semconv"
@@ -26,16 +26,9 @@ type pgExporter struct {
 }
 
 func (e *pgExporter) start(_ context.Context, host component.Host) error {
-	ext, ok := host.GetExtensions()[e.cfg.API]
-	if !ok {
-		return fmt.Errorf("api: extension %q is not configured", e.cfg.API)
-	}
-	src, ok := ext.(storeSource)
-	if !ok {
-		return fmt.Errorf("api: extension %q does not provide a store", e.cfg.API)
-	}
+	src, err := hostext.Lookup[storeSource](host, e.cfg.API, "a store")
 	e.src = src
-	return nil
+	return err
 }
 
 // push writes one request's records and fills its result. Non-canonical

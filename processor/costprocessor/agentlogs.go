@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"time"
 
-	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/consumer/consumererror"
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.uber.org/zap"
@@ -34,7 +33,7 @@ const maxLoggedReasons = 5
 
 // checkProject fails start-up when project_id names no project, so a typo
 // shows at once rather than as a failed write on every export.
-func (p *costProcessor) checkProject(ctx context.Context, ext component.Component) error {
+func (p *costProcessor) checkProject(ctx context.Context, ext any) error {
 	store, ok := ext.(projectStore)
 	if p.cfg.ProjectID == "" || !ok || store.DB() == nil {
 		return nil

@@ -2,13 +2,13 @@ package costprocessor
 
 import (
 	"context"
-	"fmt"
 
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/processor/processorhelper"
 	"go.uber.org/zap"
 
+	"github.com/llmcost/llmcost/internal/hostext"
 	"github.com/llmcost/llmcost/internal/pricing"
 	"github.com/llmcost/llmcost/internal/semconv"
 )
@@ -25,16 +25,12 @@ type costProcessor struct {
 }
 
 func (p *costProcessor) start(ctx context.Context, host component.Host) error {
-	ext, ok := host.GetExtensions()[p.cfg.API]
-	if !ok {
-		return fmt.Errorf("api: extension %q is not configured", p.cfg.API)
-	}
-	src, ok := ext.(catalogueSource)
-	if !ok {
-		return fmt.Errorf("api: extension %q does not provide a price catalogue", p.cfg.API)
+	src, err := hostext.Lookup[catalogueSource](host, p.cfg.API, "a price catalogue")
+	if err != nil {
+		return err
 	}
 	p.src = src
-	return p.checkProject(ctx, ext)
+	return p.checkProject(ctx, src)
 }
 
 // processLogs turns raw agent logs into call records, then prices every

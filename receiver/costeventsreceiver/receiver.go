@@ -3,7 +3,6 @@ package costeventsreceiver
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net/http"
 	"time"
 
@@ -15,6 +14,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/llmcost/llmcost/internal/apierr"
+	"github.com/llmcost/llmcost/internal/hostext"
 	"github.com/llmcost/llmcost/internal/ingest"
 	"github.com/llmcost/llmcost/internal/postgres"
 )
@@ -46,13 +46,9 @@ func newReceiver(cfg *Config, set receiver.Settings, next consumer.Logs) *costRe
 
 // Start mounts the ingest routes on the extension's server.
 func (r *costReceiver) Start(_ context.Context, host component.Host) error {
-	ext, ok := host.GetExtensions()[r.cfg.API]
-	if !ok {
-		return fmt.Errorf("api: extension %q is not configured", r.cfg.API)
-	}
-	api, ok := ext.(apiHost)
-	if !ok {
-		return fmt.Errorf("api: extension %q is not a costapi extension", r.cfg.API)
+	api, err := hostext.Lookup[apiHost](host, r.cfg.API, "the API server and store")
+	if err != nil {
+		return err
 	}
 	r.api = api
 	for pattern, h := range map[string]http.HandlerFunc{
