@@ -87,10 +87,11 @@ func (s *Server) register(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	verified := false
+	sent := s.sendVerification(r.Context(), user)
 	tokens.User = userJSON{ID: user.ID, Email: user.Email, Name: user.Name, EmailVerified: &verified}
 	ok(w, http.StatusCreated, registerResponse{
 		tokenPayload:          tokens,
-		VerificationEmailSent: false,
+		VerificationEmailSent: sent,
 		DefaultProject:        map[string]any{"id": proj.ID, "name": proj.Name, "api_key": key},
 	})
 }
@@ -125,6 +126,14 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
+	switch {
+	case strings.TrimSpace(req.Email) == "":
+		s.fail(w, r, apierr.Field("email", "is required"))
+		return
+	case req.Password == "":
+		s.fail(w, r, apierr.Field("password", "is required"))
+		return
+	}
 	bad := apierr.New(apierr.InvalidCredentials, "invalid e-mail or password")
 	user, err := s.DB.UserByEmail(r.Context(), strings.TrimSpace(req.Email))
 	if err != nil {
@@ -133,6 +142,11 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		authn.BurnVerify(req.Password) // same time as a wrong password
+		s.fail(w, r, bad)
+		return
+	}
+	if user.PasswordHash == "" { // social sign-in only: same time, same answer
+		authn.BurnVerify(req.Password)
 		s.fail(w, r, bad)
 		return
 	}

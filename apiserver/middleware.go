@@ -42,6 +42,9 @@ func (s *Server) credentials(next http.Handler) http.Handler {
 }
 
 func (s *Server) resolve(r *http.Request) *access.Principal {
+	if s.Mirror { // no accounts on the mirror: every request is anonymous
+		return access.NewPrincipal(access.None, nil)
+	}
 	h := r.Header.Get("Authorization")
 	if h == "" {
 		return access.NewPrincipal(access.None, s.DB)

@@ -13,6 +13,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/llmcost/llmcost/internal/apierr"
+	"github.com/llmcost/llmcost/internal/catalogsync"
 	"github.com/llmcost/llmcost/internal/postgres"
 	"github.com/llmcost/llmcost/internal/pricing"
 	"github.com/llmcost/llmcost/internal/ratelimit"
@@ -36,12 +37,23 @@ type Deps struct {
 	Policies  Policies
 	// Now is the clock; tests inject one to check expiry.
 	Now func() time.Time
+	// Pricing keeps the catalogue in force: sync status and imports. New
+	// makes one over Catalogue when it is nil.
+	Pricing *catalogsync.Syncer
+	// AdminEmails are the deployment admins (pricing import, re-pricing).
+	AdminEmails []string
+	// Mirror serves only health, the public pricing reads and the
+	// estimator, with no database (DB is nil).
+	Mirror bool
+	// Accounts configures mail and social sign-in for the account routes.
+	Accounts Accounts
 }
 
 // Server routes requests; components may add exact routes while it runs.
 type Server struct {
 	Deps
 	router *mux.Router
+	acct   *accountState
 
 	mu      sync.RWMutex
 	dynamic map[string]http.Handler // "METHOD /path"
@@ -53,7 +65,11 @@ func New(d Deps) *Server {
 	if d.Now == nil {
 		d.Now = time.Now
 	}
+	if d.Pricing == nil && d.Catalogue != nil {
+		d.Pricing = catalogsync.New(catalogsync.Options{Catalogue: d.Catalogue})
+	}
 	s := &Server{Deps: d, dynamic: map[string]http.Handler{}, paths: map[string]bool{}}
+	s.acct = newAccountState(d.Now)
 	s.router = mux.NewRouter()
 	s.routes(s.router)
 	s.router.NotFoundHandler = http.HandlerFunc(s.serveDynamic)

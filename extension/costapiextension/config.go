@@ -32,6 +32,18 @@ type Config struct {
 	RateLimit RateLimitConfig `mapstructure:"rate_limit"`
 	// Policies are the current terms and privacy versions users accept.
 	Policies PoliciesConfig `mapstructure:"policies"`
+	// Accounts configures account mail and social sign-in.
+	Accounts AccountsConfig `mapstructure:"accounts"`
+
+	// Mode is origin (the whole service) or mirror (health, the public
+	// pricing reads and the estimator only, with no database at all).
+	Mode string `mapstructure:"mode"`
+	// AdminEmails are the deployment admins, who may import prices and
+	// re-price events; compared case-insensitively. A comma-separated
+	// string is accepted too (LLMCOST_ADMIN_EMAILS).
+	AdminEmails []string `mapstructure:"admin_emails"`
+	// Pricing configures the price catalogue's network sync.
+	Pricing PricingConfig `mapstructure:"pricing"`
 }
 
 // RateLimitConfig is a fixed-window quota.
@@ -56,7 +68,7 @@ func (c *Config) Validate() error {
 	if strings.TrimSpace(c.HTTP.NetAddr.Endpoint) == "" {
 		errs = append(errs, errors.New("http.endpoint: must be host:port"))
 	}
-	if c.DatabaseURL == "" && strings.TrimSpace(c.DataDir) == "" {
+	if c.DatabaseURL == "" && strings.TrimSpace(c.DataDir) == "" && c.Mode != ModeMirror {
 		errs = append(errs, errors.New("data_dir: required when database_url is empty"))
 	}
 	if c.MaxConns < 0 {
@@ -74,5 +86,7 @@ func (c *Config) Validate() error {
 	if c.HTTP.MaxRequestBodySize <= 0 {
 		errs = append(errs, errors.New("http.max_request_body_size: must be > 0"))
 	}
+	errs = append(errs, c.validatePricing()...)
+	errs = append(errs, c.Accounts.validate()...)
 	return errors.Join(errs...)
 }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/llmcost/llmcost/apiserver"
 	"github.com/llmcost/llmcost/internal/apierr"
+	"github.com/llmcost/llmcost/internal/catalogsync"
 	"github.com/llmcost/llmcost/internal/postgres"
 	"github.com/llmcost/llmcost/internal/postgres/pgserver"
 	"github.com/llmcost/llmcost/internal/pricing"
@@ -32,6 +33,7 @@ type Extension struct {
 	pg        *pgserver.Server
 	db        *postgres.DB
 	catalogue atomic.Pointer[pricing.Catalogue]
+	sync      *catalogsync.Syncer
 	api       *apiserver.Server
 	server    *http.Server
 	done      chan struct{}
@@ -49,6 +51,9 @@ func newExtension(cfg *Config, set extension.Settings) *Extension {
 // Start opens the store (starting a private PostgreSQL when no URL is set),
 // applies migrations and starts serving.
 func (e *Extension) Start(ctx context.Context, host component.Host) error {
+	if e.cfg.Mode == ModeMirror {
+		return e.startMirror(ctx, host)
+	}
 	log := e.set.Logger
 	url := string(e.cfg.DatabaseURL)
 	if url == "" {
@@ -72,13 +77,22 @@ func (e *Extension) Start(ctx context.Context, host component.Host) error {
 		return e.abort(fmt.Errorf("migrations: %w", err))
 	}
 	log.Info("database ready", zap.Int("migrations_applied", applied))
+	e.startPricing(ctx)
 
 	e.api = apiserver.New(apiserver.Deps{
 		DB: db, Catalogue: &e.catalogue, Logger: log, Version: e.set.BuildInfo.Version,
 		Limiter: ratelimit.New(e.cfg.RateLimit.Requests, e.cfg.RateLimit.Window),
 		Policies: apiserver.Policies{TermsVersion: e.cfg.Policies.TermsVersion, TermsURL: e.cfg.Policies.TermsURL,
 			PrivacyVersion: e.cfg.Policies.PrivacyVersion, PrivacyURL: e.cfg.Policies.PrivacyURL},
+		Pricing: e.sync, AdminEmails: e.cfg.adminEmails(),
+		Accounts: e.cfg.Accounts.accounts(log),
 	})
+	return e.listen(ctx, host)
+}
+
+// listen starts serving e.api on the configured endpoint.
+func (e *Extension) listen(ctx context.Context, host component.Host) error {
+	log := e.set.Logger
 	ln, err := e.cfg.HTTP.ToListener(ctx)
 	if err != nil {
 		return e.abort(fmt.Errorf("listen on %s: %w", e.cfg.HTTP.NetAddr.Endpoint, err))
@@ -110,12 +124,21 @@ func (e *Extension) abort(err error) error {
 // Shutdown stops serving, closes the pool and stops the private database.
 func (e *Extension) Shutdown(ctx context.Context) error {
 	var errs []error
+	if e.sync != nil {
+		e.sync.Stop()
+	}
 	if e.server != nil {
 		sctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 		errs = append(errs, e.server.Shutdown(sctx))
 		cancel()
 		<-e.done
 		e.server = nil
+	}
+	if e.api != nil {
+		// Mails already promised go out before the pool closes.
+		dctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		e.api.Drain(dctx)
+		cancel()
 	}
 	if e.db != nil {
 		e.db.Close()
@@ -130,6 +153,9 @@ func (e *Extension) Shutdown(ctx context.Context) error {
 
 // Handle registers an exact route ("POST /v1/events/batch") on the server.
 func (e *Extension) Handle(pattern string, h http.Handler) (func(), error) {
+	if e.cfg.Mode == ModeMirror {
+		return func() {}, nil // accepted, never served: the mirror answers 404
+	}
 	if e.api == nil {
 		return nil, errors.New("costapi extension is not started")
 	}

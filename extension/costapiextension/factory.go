@@ -43,6 +43,10 @@ func createDefaultConfig() component.Config {
 		RateLimit: RateLimitConfig{Requests: DefaultRateLimit, Window: DefaultRateWindow},
 		Policies: PoliciesConfig{TermsVersion: DefaultPolicy, PrivacyVersion: DefaultPolicy,
 			TermsURL: "/legal/terms", PrivacyURL: "/legal/privacy"},
+		Mode:    ModeOrigin,
+		Pricing: defaultPricingConfig(),
+
+		Accounts: defaultAccountsConfig(),
 	}
 }
 

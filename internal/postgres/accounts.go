@@ -73,6 +73,9 @@ func (db *DB) Register(ctx context.Context, u User, consents []Consent, p NewPro
 				return translate(err, "consent")
 			}
 		}
+		if err := linkInvitations(ctx, tx, u.ID, u.Email); err != nil {
+			return err
+		}
 		p.OwnerID, p.OwnerEmail = u.ID, u.Email
 		var err error
 		if proj, err = createProject(ctx, tx, p); err != nil {

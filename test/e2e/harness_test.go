@@ -89,6 +89,7 @@ func start(t testing.TB, env map[string]string) *service {
 	t.Helper()
 	addr := freePort(t)
 	vars := map[string]string{"LLMCOST_HTTP_ENDPOINT": addr, "LLMCOST_RATE_LIMIT": "100000"}
+	vars["LLMCOST_PRICING_SYNC_URL"] = "" // hermetic: built-in prices unless a test serves a file
 	if _, private := env["LLMCOST_DATA_DIR"]; !private {
 		vars["LLMCOST_DATABASE_URL"] = pgtest.NewDatabase(t)
 	}

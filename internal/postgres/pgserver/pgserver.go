@@ -106,7 +106,7 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 	ctx, cancel := context.WithTimeout(ctx, opts.StartTimeout)
 	defer cancel()
 
-	s := &Server{opts: opts, log: opts.Logger, pgdata: filepath.Join(dataDir, "pgdata"), done: make(chan struct{})}
+	s := &Server{opts: opts, log: opts.Logger, pgdata: filepath.Join(dataDir, "pgdata")}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
@@ -155,14 +155,29 @@ func (s *Server) start(ctx context.Context) error {
 	if err := clearStaleLock(ctx, s.pgdata, s.socketDir); err != nil {
 		return err
 	}
-	logStart, _ := s.logFile.Seek(0, io.SeekEnd)
 	t1 := time.Now()
-	if err := s.spawn(bin, owner); err != nil {
-		return err
-	}
-	if err := s.waitReady(ctx); err != nil {
+	for attempt := 1; ; attempt++ {
+		logStart, _ := s.logFile.Seek(0, io.SeekEnd)
+		if err := s.spawn(bin, owner); err != nil {
+			return err
+		}
+		err := s.waitReady(ctx)
+		if err == nil {
+			break
+		}
 		s.kill()
-		return fmt.Errorf("%w%s", err, logTail(s.logFile.Name(), logStart))
+		tail := logTail(s.logFile.Name(), logStart)
+		// After a crash the killed backends of the old server may still be
+		// exiting and holding its shared memory; postgres refuses to start
+		// until they are gone, which takes moments.
+		if attempt < 5 && strings.Contains(tail, "shared memory block is still in use") && ctx.Err() == nil {
+			time.Sleep(time.Duration(attempt) * 300 * time.Millisecond)
+			if err := clearStaleLock(ctx, s.pgdata, s.socketDir); err != nil {
+				return err
+			}
+			continue
+		}
+		return fmt.Errorf("%w%s", err, tail)
 	}
 	s.log.Info("postgres: started", "pid", s.PID(), "socket", s.socketDir, "took", time.Since(t1).Round(time.Millisecond))
 	return nil

@@ -44,6 +44,7 @@ func (s *Server) spawn(bin binaries, owner owner) error {
 	cmd.Stdout, cmd.Stderr = s.logFile, s.logFile
 	cmd.SysProcAttr = sysProcAttr(owner.cred())
 	s.cmd = cmd
+	s.done = make(chan struct{}) // fresh for each attempt: a failed one closed its own
 
 	// Pdeathsig fires when the forking OS thread exits, not the process, so
 	// the thread that starts postgres stays locked until postgres is gone.

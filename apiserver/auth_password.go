@@ -1,0 +1,174 @@
+package apiserver
+
+import (
+	"net/http"
+
+	"github.com/llmcost/llmcost/internal/access"
+	"github.com/llmcost/llmcost/internal/apierr"
+	"github.com/llmcost/llmcost/internal/authn"
+)
+
+type passwordChange struct {
+	CurrentPassword string `json:"current_password"`
+	NewPassword     string `json:"new_password"`
+}
+
+// changePassword needs the current password and ends every other session.
+// A wrong current password is a 422 on that field, not a 401: the session
+// itself is fine, and clients treat 401 as "signed out".
+func (s *Server) changePassword(w http.ResponseWriter, r *http.Request) {
+	p := access.FromContext(r.Context())
+	userID, err := p.RequireSession()
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	var req passwordChange
+	if err := decode(r, &req); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if req.CurrentPassword == "" {
+		s.fail(w, r, apierr.Field("current_password", "is required"))
+		return
+	}
+	if err := checkPassword("new_password", req.NewPassword); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	u, err := s.DB.UserByID(r.Context(), userID)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	match := false
+	if u.PasswordHash == "" { // social sign-in only: no password to match
+		authn.BurnVerify(req.CurrentPassword)
+	} else if match, _, err = authn.VerifyPassword(u.PasswordHash, req.CurrentPassword); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if !match {
+		s.fail(w, r, apierr.Field("current_password", "is incorrect").
+			WithHint("an account made by social sign-in has no password: set one with the password reset"))
+		return
+	}
+	hash, err := authn.HashPassword(req.NewPassword)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if err := s.DB.ChangePassword(r.Context(), userID, hash, p.SessionID, s.Now()); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	noContent(w)
+}
+
+type resetRequest struct {
+	Email string `json:"email"`
+}
+
+// resetRequest answers 204 at once whether or not the address has an
+// account; the look-up and the mail happen in the background. Three
+// requests per address per hour, counted for unknown addresses too, so the
+// 429 reveals nothing either.
+func (s *Server) resetRequest(w http.ResponseWriter, r *http.Request) {
+	var req resetRequest
+	if err := decode(r, &req); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	email, err := normaliseEmail(req.Email)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if allowed, retry := s.acct.resets.Allow(email); !allowed {
+		tooMany(w, retry, MailsPerHour, s.acct.resets.Window, "password reset requests per e-mail address")
+		return
+	}
+	s.sendReset(email)
+	noContent(w)
+}
+
+type passwordReset struct {
+	Token       string `json:"token"`
+	NewPassword string `json:"new_password"`
+}
+
+// resetPassword spends a reset token from the mail: new password, every
+// session ended.
+func (s *Server) resetPassword(w http.ResponseWriter, r *http.Request) {
+	var req passwordReset
+	if err := decode(r, &req); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if req.Token == "" {
+		s.fail(w, r, apierr.Field("token", "is required"))
+		return
+	}
+	if err := checkPassword("new_password", req.NewPassword); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	hash, err := authn.HashPassword(req.NewPassword)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if _, err := s.DB.ResetPassword(r.Context(), authn.Hash(req.Token), hash, s.Now()); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	noContent(w)
+}
+
+type verifyRequest struct {
+	Token string `json:"token"`
+}
+
+func (s *Server) verifyEmail(w http.ResponseWriter, r *http.Request) {
+	var req verifyRequest
+	if err := decode(r, &req); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if req.Token == "" {
+		s.fail(w, r, apierr.Field("token", "is required"))
+		return
+	}
+	u, err := s.DB.VerifyEmail(r.Context(), authn.Hash(req.Token), s.Now())
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	verified := true
+	ok(w, http.StatusOK, userJSON{ID: u.ID, Email: u.Email, Name: u.Name, EmailVerified: &verified})
+}
+
+// resendVerification mails a fresh verification link to the caller, three
+// times an hour at most.
+func (s *Server) resendVerification(w http.ResponseWriter, r *http.Request) {
+	userID, err := access.FromContext(r.Context()).RequireSession()
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	u, err := s.DB.UserByID(r.Context(), userID)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if u.EmailVerified {
+		ok(w, http.StatusOK, map[string]bool{"email_verified": true, "verification_email_sent": false})
+		return
+	}
+	if allowed, retry := s.acct.verifies.Allow(u.ID); !allowed {
+		tooMany(w, retry, MailsPerHour, s.acct.verifies.Window, "verification e-mails")
+		return
+	}
+	sent := s.sendVerification(r.Context(), u)
+	ok(w, http.StatusOK, map[string]bool{"email_verified": false, "verification_email_sent": sent})
+}

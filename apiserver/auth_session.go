@@ -1,0 +1,135 @@
+package apiserver
+
+import (
+	"net/http"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"go.uber.org/zap"
+
+	"github.com/llmcost/llmcost/internal/access"
+	"github.com/llmcost/llmcost/internal/apierr"
+	"github.com/llmcost/llmcost/internal/authn"
+	"github.com/llmcost/llmcost/internal/postgres"
+)
+
+type refreshRequest struct {
+	RefreshToken string `json:"refresh_token"`
+}
+
+// refresh rotates the token pair. A refresh token that was already used
+// revokes its whole session (reuse detection); clients must not refresh
+// concurrently with one token.
+func (s *Server) refresh(w http.ResponseWriter, r *http.Request) {
+	var req refreshRequest
+	if err := decode(r, &req); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if req.RefreshToken == "" {
+		s.fail(w, r, apierr.Field("refresh_token", "is required"))
+		return
+	}
+	now := s.Now()
+	next, tokens := s.newSession(false)
+	sess, reused, err := s.DB.RefreshSession(r.Context(), authn.Hash(req.RefreshToken), next, now)
+	if reused != "" {
+		s.Logger.Warn("refresh token reused: session revoked", zap.String("session_id", reused))
+	}
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	user, err := s.DB.UserByID(r.Context(), sess.UserID)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	tokens.ExpiresIn = int(min(AccessTTL, sess.ExpiresAt.Sub(now)) / time.Second)
+	tokens.User = userJSON{ID: user.ID, Email: user.Email, Name: user.Name}
+	ok(w, http.StatusOK, tokens)
+}
+
+func (s *Server) logout(w http.ResponseWriter, r *http.Request) {
+	p := access.FromContext(r.Context())
+	if _, err := p.RequireSession(); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if err := s.DB.RevokeSession(r.Context(), p.SessionID, s.Now()); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	noContent(w)
+}
+
+func (s *Server) logoutAll(w http.ResponseWriter, r *http.Request) {
+	userID, err := access.FromContext(r.Context()).RequireSession()
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if err := s.DB.RevokeUserSessions(r.Context(), userID, "", s.Now()); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	noContent(w)
+}
+
+// profileJSON is the profile record of GET and PATCH /v1/auth/me.
+func profileJSON(u postgres.User) map[string]any {
+	out := map[string]any{"id": u.ID, "email": u.Email, "name": u.Name, "email_verified": u.EmailVerified,
+		"created_at": ts(u.CreatedAt), "last_active_at": nil, "has_password": u.PasswordHash != ""}
+	if u.LastActiveAt != nil {
+		out["last_active_at"] = ts(*u.LastActiveAt)
+	}
+	return out
+}
+
+// me returns the profile and records activity, at most every 5 minutes.
+func (s *Server) me(w http.ResponseWriter, r *http.Request) {
+	userID, err := access.FromContext(r.Context()).RequireSession()
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	u, err := s.DB.TouchUser(r.Context(), userID, s.Now(), LastActiveWindow)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	ok(w, http.StatusOK, profileJSON(u))
+}
+
+type profileUpdate struct {
+	Name *string `json:"name"`
+}
+
+func (s *Server) updateMe(w http.ResponseWriter, r *http.Request) {
+	userID, err := access.FromContext(r.Context()).RequireSession()
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	var req profileUpdate
+	if err := decode(r, &req); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if req.Name == nil {
+		s.fail(w, r, apierr.Field("name", "is required: it is the only field a profile update changes"))
+		return
+	}
+	name := strings.TrimSpace(*req.Name)
+	if utf8.RuneCountInString(name) > 200 {
+		s.fail(w, r, apierr.Field("name", "must be at most 200 characters"))
+		return
+	}
+	u, err := s.DB.SetUserName(r.Context(), userID, name, s.Now())
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	ok(w, http.StatusOK, profileJSON(u))
+}

@@ -1,0 +1,94 @@
+package apiserver
+
+import (
+	"net/http"
+	"net/url"
+
+	"github.com/llmcost/llmcost/internal/apierr"
+	"github.com/llmcost/llmcost/internal/postgres"
+	"github.com/llmcost/llmcost/internal/social"
+)
+
+type googleRequest struct {
+	IDToken string `json:"id_token"`
+}
+
+type githubRequest struct {
+	Code        string `json:"code"`
+	RedirectURI string `json:"redirect_uri"`
+}
+
+func notConfigured(provider string) error {
+	return apierr.New(apierr.NotFound, provider+" sign-in is not configured on this server").
+		WithHint("sign in with e-mail and password")
+}
+
+// googleSignIn verifies a Google ID token and signs its user in, creating
+// the account when absent.
+func (s *Server) googleSignIn(w http.ResponseWriter, r *http.Request) {
+	if s.Accounts.Google == nil {
+		s.fail(w, r, notConfigured("Google"))
+		return
+	}
+	var req googleRequest
+	if err := decode(r, &req); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if req.IDToken == "" {
+		s.fail(w, r, apierr.Field("id_token", "is required"))
+		return
+	}
+	id, err := s.Accounts.Google.Verify(r.Context(), req.IDToken)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	s.socialSession(w, r, id)
+}
+
+// githubSignIn exchanges an OAuth code from GitHub's redirect. The state
+// parameter of that redirect is checked by the client that received it;
+// this endpoint only ever sees the code.
+func (s *Server) githubSignIn(w http.ResponseWriter, r *http.Request) {
+	if s.Accounts.GitHub == nil {
+		s.fail(w, r, notConfigured("GitHub"))
+		return
+	}
+	var req githubRequest
+	if err := decode(r, &req); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if req.Code == "" {
+		s.fail(w, r, apierr.Field("code", "is required"))
+		return
+	}
+	if req.RedirectURI != "" {
+		if u, err := url.Parse(req.RedirectURI); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+			s.fail(w, r, apierr.Field("redirect_uri", "must be an absolute http(s) URL"))
+			return
+		}
+	}
+	id, err := s.Accounts.GitHub.Exchange(r.Context(), req.Code, req.RedirectURI)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	s.socialSession(w, r, id)
+}
+
+// socialSession signs in (or creates) the identity's user and answers the
+// token payload.
+func (s *Server) socialSession(w http.ResponseWriter, r *http.Request, id social.Identity) {
+	sess, tokens := s.newSession(false)
+	u, _, err := s.DB.SocialSignIn(r.Context(), postgres.Identity{Provider: id.Provider, Subject: id.Subject,
+		Email: id.Email, EmailVerified: id.EmailVerified, Name: id.Name}, sess, s.Now())
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	verified := u.EmailVerified
+	tokens.User = userJSON{ID: u.ID, Email: u.Email, Name: u.Name, EmailVerified: &verified}
+	ok(w, http.StatusOK, tokens)
+}

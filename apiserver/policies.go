@@ -1,0 +1,150 @@
+package apiserver
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+
+	"github.com/llmcost/llmcost/internal/access"
+	"github.com/llmcost/llmcost/internal/apierr"
+	"github.com/llmcost/llmcost/internal/postgres"
+)
+
+// documents are the policy documents users accept, in reply order.
+var documents = []string{"terms", "privacy"}
+
+func (s *Server) currentVersion(doc string) string {
+	if doc == "terms" {
+		return s.Policies.TermsVersion
+	}
+	return s.Policies.PrivacyVersion
+}
+
+func (s *Server) currentPolicies(w http.ResponseWriter, _ *http.Request) {
+	ok(w, http.StatusOK, map[string]any{
+		"terms":   map[string]string{"version": s.Policies.TermsVersion, "url": s.Policies.TermsURL},
+		"privacy": map[string]string{"version": s.Policies.PrivacyVersion, "url": s.Policies.PrivacyURL},
+	})
+}
+
+// policyCheck is the policy check result of API-DECISIONS.md.
+func (s *Server) policyCheck(r *http.Request, userID string) (map[string]any, error) {
+	got, err := s.DB.AcceptedVersions(r.Context(), userID)
+	if err != nil {
+		return nil, err
+	}
+	outdated := []string{}
+	current, accepted := map[string]string{}, map[string]any{}
+	for _, doc := range documents {
+		current[doc], accepted[doc] = s.currentVersion(doc), nil
+		switch {
+		case slices.Contains(got[doc], current[doc]):
+			accepted[doc] = current[doc]
+		case len(got[doc]) > 0:
+			accepted[doc] = got[doc][0] // the most recent
+			outdated = append(outdated, doc)
+		default:
+			outdated = append(outdated, doc)
+		}
+	}
+	return map[string]any{"requires_reacceptance": len(outdated) > 0, "outdated": outdated,
+		"current": current, "accepted": accepted}, nil
+}
+
+func (s *Server) policyStatus(w http.ResponseWriter, r *http.Request) {
+	userID, err := access.FromContext(r.Context()).RequireSession()
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	res, err := s.policyCheck(r, userID)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	ok(w, http.StatusOK, res)
+}
+
+type consentItem struct {
+	Document string `json:"document"`
+	Version  string `json:"version"`
+}
+
+// acceptPolicies records consent to current versions, with the time, IP
+// address and user agent, as registration does.
+func (s *Server) acceptPolicies(w http.ResponseWriter, r *http.Request) {
+	userID, err := access.FromContext(r.Context()).RequireSession()
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	items, err := decodeConsents(r)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	consents, err := s.checkConsents(items)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	for i := range consents {
+		consents[i].IP, consents[i].UserAgent = clientIP(r), r.UserAgent()
+	}
+	if err := s.DB.AcceptConsents(r.Context(), userID, consents, s.Now()); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	res, err := s.policyCheck(r, userID)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	ok(w, http.StatusOK, res)
+}
+
+// decodeConsents reads the body, which must be a JSON array of consent
+// items; anything else is a 422 that says so rather than naming Go types.
+func decodeConsents(r *http.Request) ([]consentItem, error) {
+	var raw json.RawMessage
+	if err := decode(r, &raw); err != nil {
+		return nil, err
+	}
+	if raw[0] != '[' {
+		return nil, apierr.Field("body", "must be an array of {document, version}")
+	}
+	var items []consentItem
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&items); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			return nil, apierr.Field(te.Field, "must be a string")
+		}
+		return nil, apierr.Newf(apierr.BadRequest, "malformed consent item: %v", err)
+	}
+	return items, nil
+}
+
+func (s *Server) checkConsents(items []consentItem) ([]postgres.Consent, error) {
+	if len(items) == 0 {
+		return nil, apierr.Field("body", "must be a non-empty array of {document, version}")
+	}
+	if len(items) > len(documents) {
+		return nil, apierr.Field("body", fmt.Sprintf("must hold at most %d items, one per document", len(documents)))
+	}
+	out := make([]postgres.Consent, 0, len(items))
+	for i, it := range items {
+		switch {
+		case it.Document != "terms" && it.Document != "privacy":
+			return nil, apierr.Field(fmt.Sprintf("[%d].document", i), "must be terms or privacy")
+		case it.Version != s.currentVersion(it.Document):
+			return nil, apierr.Field(fmt.Sprintf("[%d].version", i), "must be the current version "+s.currentVersion(it.Document))
+		}
+		out = append(out, postgres.Consent{Document: it.Document, Version: it.Version})
+	}
+	return out, nil
+}

@@ -1,0 +1,68 @@
+package postgres
+
+import (
+	"context"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/llmcost/llmcost/internal/apierr"
+)
+
+// ProjectRole is a project seen by one of its accepted members.
+type ProjectRole struct {
+	Project
+	Role    string
+	IsOwner bool
+}
+
+// UserProjects lists the projects a user is an accepted member of, oldest
+// first.
+func (db *DB) UserProjects(ctx context.Context, userID string) ([]ProjectRole, error) {
+	rows, err := db.Pool.Query(ctx, `SELECT `+prefixed("p.", projectCols)+`, m.role, m.is_owner
+		FROM memberships m JOIN projects p ON p.id = m.project_id
+		WHERE m.user_id = $1 AND m.accepted_at IS NOT NULL ORDER BY p.created_at, p.id`, userID)
+	if err != nil {
+		return nil, translate(err, "project")
+	}
+	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (ProjectRole, error) {
+		var p ProjectRole
+		err := row.Scan(&p.ID, &p.Name, &p.Description, &p.OwnerID, &p.IsActive, &p.KeyPrefix,
+			&p.CreatedAt, &p.UpdatedAt, &p.Role, &p.IsOwner)
+		return p, err
+	})
+	return out, translate(err, "project")
+}
+
+// ProjectUpdate holds the fields to change; nil leaves a field as it is.
+type ProjectUpdate struct {
+	Name        *string
+	Description *string
+	IsActive    *bool
+}
+
+// UpdateProject applies u and returns the project.
+func (db *DB) UpdateProject(ctx context.Context, id string, u ProjectUpdate, now time.Time) (Project, error) {
+	p, err := scanProject(db.Pool.QueryRow(ctx, `UPDATE projects SET name = COALESCE($2, name),
+		description = COALESCE($3, description), is_active = COALESCE($4, is_active), updated_at = $5
+		WHERE id = $1 RETURNING `+projectCols, id, u.Name, u.Description, u.IsActive, now))
+	return p, translate(err, "project")
+}
+
+// DeleteProject removes a project; its memberships, events, outcomes and
+// everything else keyed by it go with it (ON DELETE CASCADE).
+func (db *DB) DeleteProject(ctx context.Context, id string) error {
+	tag, err := db.Pool.Exec(ctx, `DELETE FROM projects WHERE id = $1`, id)
+	if err == nil && tag.RowsAffected() == 0 {
+		return apierr.New(apierr.NotFound, "project not found")
+	}
+	return translate(err, "project")
+}
+
+// RotateKey replaces a project's key hash: the old key fails at once,
+// because every request looks its key up afresh.
+func (db *DB) RotateKey(ctx context.Context, id string, keyHash []byte, keyPrefix string, now time.Time) (Project, error) {
+	p, err := scanProject(db.Pool.QueryRow(ctx, `UPDATE projects SET key_hash = $2, key_prefix = $3, updated_at = $4
+		WHERE id = $1 RETURNING `+projectCols, id, keyHash, keyPrefix, now))
+	return p, translate(err, "project")
+}

@@ -1,0 +1,201 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/llmcost/llmcost/internal/apierr"
+	"github.com/llmcost/llmcost/internal/pricing"
+)
+
+// RepriceFilter selects the events a re-pricing considers.
+type RepriceFilter struct {
+	Start, End time.Time // events with Start ≤ ts < End
+	ProjectID  string    // empty: every project
+	// Models, when set, keeps events whose stored model name, or the
+	// catalogue entry it resolves to, is one of these (case-insensitive;
+	// each is itself resolved, so "anthropic/claude-sonnet-4-5" selects
+	// every name that prices as claude-sonnet-4-5).
+	Models []string
+}
+
+// RepriceChange is one model's share of a re-pricing, by stored model name.
+type RepriceChange struct {
+	Model              string
+	Events             int64
+	OldTotal, NewTotal int64 // nano-USD, the billed cost
+}
+
+// RepriceResult reports the events whose price changes: their number and
+// billed totals before and after, per model sorted by name.
+type RepriceResult struct {
+	Events             int64
+	OldTotal, NewTotal int64
+	Changes            []RepriceChange
+	// PriceVersion is the catalogue version stamped on changed events.
+	PriceVersion string
+}
+
+// repriceTimeout bounds one re-pricing; the pool's 60 s statement timeout
+// is for requests, and a long range may take longer to scan.
+const repriceTimeout = "15min"
+
+// updateChunk is how many rows one UPDATE statement changes.
+const updateChunk = 5000
+
+// repriceLockID is the advisory lock that serialises real re-pricing runs.
+const repriceLockID = 7431082202
+
+type repriced struct {
+	project, id string
+	cost, cat   int64
+}
+
+const repriceSelect = `
+SELECT project_id::text, event_id, model, input_tokens, output_tokens, cached_tokens, cache_write_tokens,
+  cost_nano, cost_provided, coalesce(catalogue_cost_nano, -1), priced
+FROM events
+WHERE ts >= $1 AND ts < $2 AND ($3::text = '' OR project_id = NULLIF($3::text, '')::uuid)
+ORDER BY project_id, event_id`
+
+// Reprice prices the selected events with cat and reports those whose
+// billed cost, catalogue cost or priced flag would change, including events
+// stored unpriced whose model cat now knows. A dry run changes nothing.
+// Otherwise exactly the reported events get the new cost, catalogue cost,
+// priced and price_version, in one transaction. A client-sent cost is never
+// overwritten; only its catalogue cost is refreshed. An event whose model
+// cat does not know is left as it is.
+//
+// Nothing but a re-pricing updates stored events, so real runs serialise on
+// an advisory lock instead of locking every row they read (FOR UPDATE would
+// write to each row of a large range).
+func (db *DB) Reprice(ctx context.Context, cat *pricing.Catalogue, f RepriceFilter, dryRun bool) (RepriceResult, error) {
+	res := RepriceResult{PriceVersion: cat.Version()}
+	opts := pgx.TxOptions{}
+	if dryRun {
+		opts = pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}
+	}
+	match := modelMatcher(cat, f.Models)
+	err := pgx.BeginTxFunc(ctx, db.Pool, opts, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, "SET LOCAL statement_timeout = '"+repriceTimeout+"'"); err != nil {
+			return err
+		}
+		if !dryRun {
+			if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, repriceLockID); err != nil {
+				return err
+			}
+		}
+		rows, err := tx.Query(ctx, repriceSelect, f.Start, f.End, f.ProjectID)
+		if err != nil {
+			return err
+		}
+		byModel := map[string]*RepriceChange{}
+		var changed []repriced
+		for rows.Next() {
+			var r repriced
+			var model string
+			var u pricing.Usage
+			var cost, catCost int64
+			var provided, priced bool
+			if err := rows.Scan(&r.project, &r.id, &model, &u.Input, &u.Output, &u.Cached, &u.CacheWrite,
+				&cost, &provided, &catCost, &priced); err != nil {
+				rows.Close()
+				return err
+			}
+			entry, known := cat.Lookup(model)
+			if !match(model, entry.Model, known) || !known {
+				continue
+			}
+			b := entry.Price(u)
+			if b.Overflow {
+				continue // beyond int64 nano-USD: leave the stored value alone
+			}
+			r.cat, r.cost = b.Total, cost
+			if !provided {
+				r.cost = b.Total
+			}
+			if priced && r.cat == catCost && r.cost == cost {
+				continue
+			}
+			changed = append(changed, r)
+			c := byModel[model]
+			if c == nil {
+				c = &RepriceChange{Model: model}
+				byModel[model] = c
+			}
+			c.Events++
+			c.OldTotal += cost
+			c.NewTotal += r.cost
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		for _, c := range byModel {
+			res.Changes = append(res.Changes, *c)
+			res.Events += c.Events
+			res.OldTotal += c.OldTotal
+			res.NewTotal += c.NewTotal
+		}
+		sort.Slice(res.Changes, func(i, j int) bool { return res.Changes[i].Model < res.Changes[j].Model })
+		if dryRun {
+			return nil
+		}
+		return applyReprice(ctx, tx, changed, cat.Version())
+	})
+	if err != nil {
+		var ae *apierr.Error
+		if errors.As(err, &ae) {
+			return RepriceResult{}, ae
+		}
+		return RepriceResult{}, translate(err, "events")
+	}
+	return res, nil
+}
+
+func applyReprice(ctx context.Context, tx pgx.Tx, changed []repriced, version string) error {
+	for start := 0; start < len(changed); start += updateChunk {
+		chunk := changed[start:min(start+updateChunk, len(changed))]
+		p, e := make([]string, len(chunk)), make([]string, len(chunk))
+		c, cc := make([]int64, len(chunk)), make([]int64, len(chunk))
+		for i, r := range chunk {
+			p[i], e[i], c[i], cc[i] = r.project, r.id, r.cost, r.cat
+		}
+		tag, err := tx.Exec(ctx, `
+UPDATE events ev SET cost_nano = u.c, catalogue_cost_nano = u.cc, priced = true, price_version = $5
+FROM unnest($1::uuid[], $2::text[], $3::bigint[], $4::bigint[]) AS u(p, e, c, cc)
+WHERE ev.project_id = u.p AND ev.event_id = u.e`, p, e, c, cc, version)
+		if err != nil {
+			return err
+		}
+		if tag.RowsAffected() != int64(len(chunk)) {
+			// Events deleted meanwhile (a project removed): roll back rather
+			// than report what was not done.
+			return apierr.Unavailablef(nil, "events changed during the re-pricing (%d of %d found); nothing was changed, run it again",
+				tag.RowsAffected(), len(chunk))
+		}
+	}
+	return nil
+}
+
+// modelMatcher returns the filter of RepriceFilter.Models.
+func modelMatcher(cat *pricing.Catalogue, models []string) func(raw, resolved string, known bool) bool {
+	if len(models) == 0 {
+		return func(string, string, bool) bool { return true }
+	}
+	names := map[string]bool{}
+	for _, m := range models {
+		names[strings.ToLower(strings.TrimSpace(m))] = true
+		if e, ok := cat.Lookup(m); ok {
+			names[e.Model] = true
+		}
+	}
+	return func(raw, resolved string, known bool) bool {
+		return names[strings.ToLower(strings.TrimSpace(raw))] || (known && names[resolved])
+	}
+}
