@@ -21,8 +21,8 @@ import (
 const maxImportBody = 64 << 20
 
 // requireDeploymentAdmin admits a session whose user's e-mail is listed in
-// admin_emails (compared case-insensitively): no credentials is 401, an
-// API key or anyone else is 403.
+// admin_emails (compared case-insensitively) and, when mail is configured,
+// verified: no credentials is 401, an API key or anyone else is 403.
 func (s *Server) requireDeploymentAdmin(r *http.Request) error {
 	p := access.FromContext(r.Context())
 	if p.Kind == access.APIKey {
@@ -37,9 +37,16 @@ func (s *Server) requireDeploymentAdmin(r *http.Request) error {
 		return err
 	}
 	for _, a := range s.AdminEmails {
-		if strings.EqualFold(strings.TrimSpace(a), user.Email) {
-			return nil
+		if !strings.EqualFold(strings.TrimSpace(a), user.Email) {
+			continue
 		}
+		// Registering does not prove owning the address: where mail can
+		// prove it, an unverified account is not yet the admin it claims.
+		if s.Accounts.Mailer != nil && !user.EmailVerified {
+			return apierr.New(apierr.Forbidden, "verify your e-mail address before using admin operations").
+				WithHint("follow the link in the verification e-mail, or POST /v1/auth/verify-email/resend")
+		}
+		return nil
 	}
 	return apierr.New(apierr.Forbidden, "only deployment admins may do this").
 		WithHint("deployment admins are the e-mails listed in the server's admin_emails setting (LLMCOST_ADMIN_EMAILS)")
