@@ -69,6 +69,9 @@ func (p *costProcessor) normalise(ctx context.Context, ld plog.Logs) (skip bool,
 		return ld.LogRecordCount() == 0, nil
 	}
 	if p.cfg.ProjectID == "" {
+		// The stock receivers do not log a permanent error; say it here so
+		// the operator sees the misconfiguration, not only the agent.
+		p.logger.Error(errNoProject.Error(), zap.Int("model_call_records", len(conv.Events)+len(conv.Rejected)))
 		return false, consumererror.NewPermanent(errNoProject)
 	}
 	p.reportRejections(ctx, conv.Rejected)

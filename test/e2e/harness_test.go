@@ -87,6 +87,12 @@ func freePort(t testing.TB) string {
 // from a fresh test database unless env sets LLMCOST_DATA_DIR.
 func start(t testing.TB, env map[string]string) *service {
 	t.Helper()
+	return startConfig(t, filepath.Join(repoRoot(), "collector-config.yaml"), env)
+}
+
+// startConfig is start with another collector configuration.
+func startConfig(t testing.TB, config string, env map[string]string) *service {
+	t.Helper()
 	addr := freePort(t)
 	vars := map[string]string{"LLMCOST_HTTP_ENDPOINT": addr, "LLMCOST_RATE_LIMIT": "100000"}
 	vars["LLMCOST_PRICING_SYNC_URL"] = "" // hermetic: built-in prices unless a test serves a file
@@ -96,7 +102,7 @@ func start(t testing.TB, env map[string]string) *service {
 	for k, v := range env {
 		vars[k] = v
 	}
-	cmd := exec.Command(binary, "--config", filepath.Join(repoRoot(), "collector-config.yaml"))
+	cmd := exec.Command(binary, "--config", config)
 	cmd.Env = os.Environ()
 	for k, v := range vars {
 		cmd.Env = append(cmd.Env, k+"="+v)
