@@ -30,7 +30,7 @@ type Extension struct {
 	cfg *Config
 	set extension.Settings
 
-	pg        *pgserver.Server
+	pg        *privateDB
 	db        *postgres.DB
 	catalogue atomic.Pointer[pricing.Catalogue]
 	sync      *catalogsync.Syncer
@@ -62,7 +62,7 @@ func (e *Extension) Start(ctx context.Context, host component.Host) error {
 			return err
 		}
 		log.Info("no database_url: starting a private PostgreSQL", zap.String("data_dir", dir))
-		if e.pg, err = pgserver.Start(ctx, pgserver.Options{DataDir: dir}); err != nil {
+		if e.pg, err = startPrivateDB(ctx, pgserver.Options{DataDir: dir}, log, e.resetPool); err != nil {
 			return fmt.Errorf("private PostgreSQL: %w", err)
 		}
 		url = e.pg.URL()
@@ -160,6 +160,13 @@ func (e *Extension) Handle(pattern string, h http.Handler) (func(), error) {
 		return nil, errors.New("costapi extension is not started")
 	}
 	return e.api.Handle(pattern, h)
+}
+
+// resetPool drops every pooled connection, after the private server restarted.
+func (e *Extension) resetPool() {
+	if db := e.db; db != nil {
+		db.Pool.Reset()
+	}
 }
 
 // DB is the store; nil before Start.

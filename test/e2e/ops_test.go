@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -127,14 +128,7 @@ func TestExactlyOnePortIsOpened(t *testing.T) {
 // TestPrivateDatabaseKeepsDataAcrossRestarts is `make run` on a fresh
 // machine: no database URL, so llmcost runs its own PostgreSQL.
 func TestPrivateDatabaseKeepsDataAcrossRestarts(t *testing.T) {
-	// As root the private server runs as an unprivileged account, which must
-	// be able to reach the directory: t.TempDir() is 0700.
-	parent, err := os.MkdirTemp("", "llmcost-e2e-data")
-	if err != nil || os.Chmod(parent, 0o711) != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(parent) })
-	dir := filepath.Join(parent, "data")
+	dir := privateDataDir(t)
 	env := map[string]string{"LLMCOST_DATA_DIR": dir}
 	s := start(t, env)
 	_, _, key := s.account(t)
@@ -150,5 +144,52 @@ func TestPrivateDatabaseKeepsDataAcrossRestarts(t *testing.T) {
 	}
 	if !strings.Contains(s2.stderr.String(), `"migrations_applied": 0`) {
 		t.Errorf("second start applied migrations again:\n%s", s2.stderr.String())
+	}
+}
+
+// privateDataDir is a data directory the private server's unprivileged
+// account can reach when the tests run as root (t.TempDir() is 0700).
+func privateDataDir(t *testing.T) string {
+	t.Helper()
+	parent, err := os.MkdirTemp("", "llmcost-e2e-data")
+	if err != nil || os.Chmod(parent, 0o711) != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(parent) })
+	return filepath.Join(parent, "data")
+}
+
+// A crash of the private PostgreSQL (here: SIGKILL of the postmaster) is
+// survived: llmcost restarts it on the same data, and ingest resumes.
+func TestPrivateDatabaseIsRestartedAfterACrash(t *testing.T) {
+	dir := privateDataDir(t)
+	s := start(t, map[string]string{"LLMCOST_DATA_DIR": dir})
+	_, _, key := s.account(t)
+	s.call(t, "POST", "/v1/events/batch", key, map[string]any{"events": []any{ev("before", "gpt-4o", 1, 1, nil)}}).must(t, http.StatusOK)
+
+	raw, err := os.ReadFile(filepath.Join(dir, "pgdata", "postmaster.pid"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, err := strconv.Atoi(strings.SplitN(string(raw), "\n", 2)[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	// Orphaned backends may serve a request or two before they notice the
+	// postmaster is gone, so wait for the restart itself.
+	deadline := time.Now().Add(45 * time.Second)
+	for !strings.Contains(s.stderr.String(), "the private PostgreSQL is back") {
+		if time.Now().After(deadline) {
+			t.Fatalf("no restart within 45 s:\n%s", s.stderr.String())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	s.call(t, "POST", "/v1/events/batch", key, map[string]any{"events": []any{ev("after", "gpt-4o", 1, 1, nil)}}).must(t, http.StatusOK)
+	got := s.listed(t, key)
+	if got["before"] == nil || got["after"] == nil {
+		t.Fatalf("events after the restart: %v", got)
 	}
 }
