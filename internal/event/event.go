@@ -12,8 +12,8 @@ const (
 )
 
 // Event is one LLM call in canonical form. Token semantics are fixed here:
-// InputTokens is the whole prompt; CachedTokens and CacheWriteTokens are parts
-// of it; OutputTokens includes reasoning tokens.
+// InputTokens is the whole prompt; CachedTokens, CacheWriteTokens and
+// CacheWrite1hTokens are parts of it; OutputTokens includes reasoning tokens.
 type Event struct {
 	ProjectID string
 	EventID   string
@@ -24,7 +24,10 @@ type Event struct {
 	OutputTokens     int64
 	CachedTokens     int64
 	CacheWriteTokens int64
-	TotalTokens      int64
+	// CacheWrite1hTokens are cache writes with a one-hour TTL; like the
+	// five-minute CacheWriteTokens they are part of InputTokens.
+	CacheWrite1hTokens int64
+	TotalTokens        int64
 	// ReasoningTokens is informational only: already inside OutputTokens.
 	ReasoningTokens int64
 

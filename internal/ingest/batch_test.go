@@ -27,7 +27,7 @@ func evJSON(extra string) string {
 }
 
 func TestDecodeBatchAcceptsAValidEvent(t *testing.T) {
-	b, err := decode(t, `{"project_id":"`+project+`","events":[`+evJSON(`"event_id":"e1","cached_tokens":4,"cost":0.0125,"metadata":{"user_id":"u","session_id":"s","billing":"subscription","workflow":"w"},"workflow":"top"`)+`]}`)
+	b, err := decode(t, `{"project_id":"`+project+`","events":[`+evJSON(`"event_id":"e1","cached_tokens":4,"cache_write_1h_tokens":2,"cost":0.0125,"metadata":{"user_id":"u","session_id":"s","billing":"subscription","workflow":"w"},"workflow":"top"`)+`]}`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,7 +36,7 @@ func TestDecodeBatchAcceptsAValidEvent(t *testing.T) {
 	}
 	ev := b.Events[0]
 	switch {
-	case ev.ProjectID != project, ev.EventID != "e1", ev.TotalTokens != 15, ev.CachedTokens != 4:
+	case ev.ProjectID != project, ev.EventID != "e1", ev.TotalTokens != 15, ev.CachedTokens != 4, ev.CacheWrite1hTokens != 2:
 		t.Fatalf("fields: %+v", ev)
 	case !ev.CostProvided || ev.CostNano != 12_500_000:
 		t.Fatalf("cost: %d provided=%v", ev.CostNano, ev.CostProvided)
@@ -59,6 +59,7 @@ func TestDecodeBatchRejectsBadEventsOneByOne(t *testing.T) {
 		{"string tokens", strings.Replace(evJSON(""), `"input_tokens":10`, `"input_tokens":"10"`, 1), "input_tokens"},
 		{"huge tokens", strings.Replace(evJSON(""), `"input_tokens":10`, `"input_tokens":9223372036854775808`, 1), "input_tokens"},
 		{"cached above input", evJSON(`"cached_tokens":8,"cache_write_tokens":3`), "cached_tokens"},
+		{"1h writes above input", evJSON(`"cached_tokens":4,"cache_write_tokens":3,"cache_write_1h_tokens":4`), "cached_tokens"},
 		{"negative cost", evJSON(`"cost":-0.1`), "cost"},
 		{"string cost", evJSON(`"cost":"1"`), "cost"},
 		{"bad timestamp", strings.Replace(evJSON(""), `2026-11-22T10:00:00Z`, `yesterday`, 1), "timestamp"},

@@ -21,7 +21,7 @@ type Validator struct {
 var knownEventFields = map[string]bool{
 	"agent_name": true, "model": true, "input_tokens": true, "output_tokens": true,
 	"timestamp": true, "total_tokens": true, "cost": true, "cached_tokens": true,
-	"cache_write_tokens": true, "latency_ms": true, "success": true, "event_id": true,
+	"cache_write_tokens": true, "cache_write_1h_tokens": true, "latency_ms": true, "success": true, "event_id": true,
 	"trace_id": true, "metadata": true, "workflow": true, "step_name": true,
 	"tool_name": true, "span_id": true, "parent_span_id": true, "error": true,
 	"streaming": true, "reasoning_tokens": true,
@@ -44,6 +44,7 @@ func (v *Validator) Event(msg json.RawMessage, lim Limits) (event.Event, *Reject
 	total, hasTotal := f.integer("total_tokens", false)
 	ev.CachedTokens, _ = f.integer("cached_tokens", false)
 	ev.CacheWriteTokens, _ = f.integer("cache_write_tokens", false)
+	ev.CacheWrite1hTokens, _ = f.integer("cache_write_1h_tokens", false)
 	ev.ReasoningTokens, _ = f.integer("reasoning_tokens", false)
 	if ms, ok := f.integer("latency_ms", false); ok {
 		ev.LatencyMS = &ms
@@ -68,8 +69,8 @@ func (v *Validator) Event(msg json.RawMessage, lim Limits) (event.Event, *Reject
 	if f.rej == nil {
 		f.unknown(knownEventFields)
 	}
-	if f.rej == nil && ev.CachedTokens+ev.CacheWriteTokens > ev.InputTokens {
-		f.fail("cached_tokens", "cached_tokens + cache_write_tokens must not exceed input_tokens")
+	if f.rej == nil && ev.CachedTokens+ev.CacheWriteTokens+ev.CacheWrite1hTokens > ev.InputTokens {
+		f.fail("cached_tokens", "cached_tokens + cache_write_tokens + cache_write_1h_tokens must not exceed input_tokens")
 		f.rej.Reason += " (input_tokens is the whole prompt; Anthropic's usage.input_tokens excludes cache tokens, so send input_tokens + cache_read_input_tokens + cache_creation_input_tokens)"
 	}
 	if f.rej == nil && ev.ReasoningTokens > ev.OutputTokens {

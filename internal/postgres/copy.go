@@ -13,7 +13,7 @@ var copyColumns = []string{"project_id", "event_id", "ts", "agent_name", "model"
 	"output_tokens", "cached_tokens", "cache_write_tokens", "total_tokens", "reasoning_tokens", "cost_nano",
 	"cost_provided", "catalogue_cost_nano", "priced", "price_version", "latency_ms", "success", "error",
 	"streaming", "trace_id", "span_id", "parent_span_id", "workflow", "step_name", "tool_name", "user_id",
-	"session_id", "billing", "source", "metadata"}
+	"session_id", "billing", "source", "metadata", "cache_write_1h_tokens"}
 
 // CopyEvents loads events with COPY, the fastest way PostgreSQL takes rows.
 // It exists as the baseline the ingest benchmark measures itself against;
@@ -31,7 +31,8 @@ func (db *DB) CopyEvents(ctx context.Context, events []event.Event) (int64, erro
 			ev.CostNano, ev.CostProvided, ev.CatalogueCostNano, ev.Priced, ev.PriceVersion, ev.LatencyMS,
 			ev.Success, nilIfEmpty(ev.Error), ev.Streaming, nilIfEmpty(ev.TraceID), nilIfEmpty(ev.SpanID),
 			nilIfEmpty(ev.ParentSpanID), nilIfEmpty(ev.Workflow), nilIfEmpty(ev.StepName), nilIfEmpty(ev.ToolName),
-			nilIfEmpty(ev.UserID), nilIfEmpty(ev.SessionID), billingOrAPI(ev.Billing), ev.Source, meta}
+			nilIfEmpty(ev.UserID), nilIfEmpty(ev.SessionID), billingOrAPI(ev.Billing), ev.Source, meta,
+			ev.CacheWrite1hTokens}
 	}
 	n, err := db.Pool.CopyFrom(ctx, pgx.Identifier{"events"}, copyColumns, pgx.CopyFromRows(rows))
 	return n, translate(err, "events")

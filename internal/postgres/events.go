@@ -24,15 +24,17 @@ WITH ev AS (
   INSERT INTO events (project_id, event_id, ts, agent_name, model, input_tokens, output_tokens,
     cached_tokens, cache_write_tokens, total_tokens, reasoning_tokens, cost_nano, cost_provided,
     catalogue_cost_nano, priced, price_version, latency_ms, success, error, streaming, trace_id,
-    span_id, parent_span_id, workflow, step_name, tool_name, user_id, session_id, billing, source, metadata)
+    span_id, parent_span_id, workflow, step_name, tool_name, user_id, session_id, billing, source, metadata,
+    cache_write_1h_tokens)
   SELECT p, e, ts, a, m, it, ot, ct, cwt, tt, rt, c, cp, NULLIF(cc, -1), pr, pv, NULLIF(l, -1), s,
     NULLIF(er, ''), st, NULLIF(tr, ''), NULLIF(sp, ''), NULLIF(ps, ''), NULLIF(wf, ''), NULLIF(sn, ''),
-    NULLIF(tn, ''), NULLIF(u, ''), NULLIF(se, ''), b, src, NULLIF(md, '')::jsonb
+    NULLIF(tn, ''), NULLIF(u, ''), NULLIF(se, ''), b, src, NULLIF(md, '')::jsonb, cw1
   FROM unnest($1::uuid[], $2::text[], $3::timestamptz[], $4::text[], $5::text[], $6::bigint[], $7::bigint[],
     $8::bigint[], $9::bigint[], $10::bigint[], $11::bigint[], $12::bigint[], $13::bool[], $14::bigint[],
     $15::bool[], $16::text[], $17::bigint[], $18::bool[], $19::text[], $20::bool[], $21::text[], $22::text[],
-    $23::text[], $24::text[], $25::text[], $26::text[], $27::text[], $28::text[], $29::text[], $30::text[], $31::text[])
-    AS t(p, e, ts, a, m, it, ot, ct, cwt, tt, rt, c, cp, cc, pr, pv, l, s, er, st, tr, sp, ps, wf, sn, tn, u, se, b, src, md)
+    $23::text[], $24::text[], $25::text[], $26::text[], $27::text[], $28::text[], $29::text[], $30::text[], $31::text[],
+    $36::bigint[])
+    AS t(p, e, ts, a, m, it, ot, ct, cwt, tt, rt, c, cp, cc, pr, pv, l, s, er, st, tr, sp, ps, wf, sn, tn, u, se, b, src, md, cw1)
   ORDER BY p, e
   ON CONFLICT (project_id, event_id) DO NOTHING
   RETURNING 1
@@ -62,7 +64,7 @@ func (db *DB) Write(ctx context.Context, events []event.Event, outcomes []semcon
 	for i, o := range outcomes {
 		op[i], ot[i], os[i], ol[i] = o.ProjectID, o.TraceID, o.Success, o.Label
 	}
-	args := append(cols.args(), op, ot, os, ol)
+	args := append(cols.args(), op, ot, os, ol, cols.cw1)
 	var stored, recorded int64
 	if err := db.Pool.QueryRow(ctx, insertSQL, args...).Scan(&stored, &recorded); err != nil {
 		return WriteResult{}, translate(err, "events")
@@ -105,7 +107,7 @@ func lastOutcomes(outcomes []semconv.Outcome) []semconv.Outcome {
 type eventColumns struct {
 	p, e, a, m, pv, er, tr, sp, ps, wf, sn, tn, u, se, b, src, md []string
 	ts                                                            []time.Time
-	it, ot, ct, cwt, tt, rt, c, cc, l                             []int64
+	it, ot, ct, cwt, cw1, tt, rt, c, cc, l                        []int64
 	cp, pr, s, st                                                 []bool
 }
 
@@ -116,7 +118,7 @@ func newEventColumns(n int) *eventColumns {
 	return &eventColumns{
 		p: s(), e: s(), a: s(), m: s(), pv: s(), er: s(), tr: s(), sp: s(), ps: s(), wf: s(), sn: s(),
 		tn: s(), u: s(), se: s(), b: s(), src: s(), md: s(), ts: make([]time.Time, 0, n),
-		it: i(), ot: i(), ct: i(), cwt: i(), tt: i(), rt: i(), c: i(), cc: i(), l: i(),
+		it: i(), ot: i(), ct: i(), cwt: i(), cw1: i(), tt: i(), rt: i(), c: i(), cc: i(), l: i(),
 		cp: b(), pr: b(), s: b(), st: b(),
 	}
 }
@@ -134,6 +136,7 @@ func (c *eventColumns) add(ev *event.Event) {
 	c.a, c.m = append(c.a, ev.AgentName), append(c.m, ev.Model)
 	c.it, c.ot, c.ct = append(c.it, ev.InputTokens), append(c.ot, ev.OutputTokens), append(c.ct, ev.CachedTokens)
 	c.cwt, c.tt, c.rt = append(c.cwt, ev.CacheWriteTokens), append(c.tt, ev.TotalTokens), append(c.rt, ev.ReasoningTokens)
+	c.cw1 = append(c.cw1, ev.CacheWrite1hTokens)
 	c.c, c.cp, c.cc = append(c.c, ev.CostNano), append(c.cp, ev.CostProvided), append(c.cc, catalogue)
 	c.pr, c.pv, c.l = append(c.pr, ev.Priced), append(c.pv, ev.PriceVersion), append(c.l, latency)
 	c.s, c.er, c.st = append(c.s, ev.Success), append(c.er, ev.Error), append(c.st, ev.Streaming)

@@ -20,7 +20,7 @@ SELECT event_id, ts, agent_name, model, input_tokens, output_tokens, cached_toke
   price_version, latency_ms, success, coalesce(error, ''), streaming, coalesce(trace_id, ''),
   coalesce(span_id, ''), coalesce(parent_span_id, ''), coalesce(workflow, ''), coalesce(step_name, ''),
   coalesce(tool_name, ''), coalesce(user_id, ''), coalesce(session_id, ''), billing, source,
-  coalesce(metadata::text, '')
+  coalesce(metadata::text, ''), cache_write_1h_tokens
 FROM events
 WHERE project_id = $1 AND ($2 = '' OR agent_name = $2)
 ORDER BY ts DESC, event_id
@@ -42,7 +42,7 @@ func (db *DB) ListEvents(ctx context.Context, f EventFilter) ([]event.Event, boo
 			&ev.CostNano, &ev.CostProvided, &ev.CatalogueCostNano, &ev.Priced, &ev.PriceVersion,
 			&ev.LatencyMS, &ev.Success, &ev.Error, &ev.Streaming, &ev.TraceID, &ev.SpanID, &ev.ParentSpanID,
 			&ev.Workflow, &ev.StepName, &ev.ToolName, &ev.UserID, &ev.SessionID, &ev.Billing, &ev.Source,
-			&meta); err != nil {
+			&meta, &ev.CacheWrite1hTokens); err != nil {
 			return nil, false, translate(err, "events")
 		}
 		ev.ProjectID = f.ProjectID

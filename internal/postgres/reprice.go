@@ -58,7 +58,7 @@ type repriced struct {
 
 const repriceSelect = `
 SELECT project_id::text, event_id, model, input_tokens, output_tokens, cached_tokens, cache_write_tokens,
-  cost_nano, cost_provided, coalesce(catalogue_cost_nano, -1), priced
+  cache_write_1h_tokens, cost_nano, cost_provided, coalesce(catalogue_cost_nano, -1), priced
 FROM events
 WHERE ts >= $1 AND ts < $2 AND ($3::text = '' OR project_id = NULLIF($3::text, '')::uuid)
 ORDER BY project_id, event_id`
@@ -103,7 +103,7 @@ func (db *DB) Reprice(ctx context.Context, cat *pricing.Catalogue, f RepriceFilt
 			var cost, catCost int64
 			var provided, priced bool
 			if err := rows.Scan(&r.project, &r.id, &model, &u.Input, &u.Output, &u.Cached, &u.CacheWrite,
-				&cost, &provided, &catCost, &priced); err != nil {
+				&u.CacheWrite1h, &cost, &provided, &catCost, &priced); err != nil {
 				rows.Close()
 				return err
 			}

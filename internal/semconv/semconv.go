@@ -30,6 +30,7 @@ const (
 	OutputTokens      = "llmcost.output_tokens"
 	CachedTokens      = "llmcost.cached_tokens"
 	CacheWriteTokens  = "llmcost.cache_write_tokens"
+	CacheWrite1h      = "llmcost.cache_write_1h_tokens"
 	TotalTokens       = "llmcost.total_tokens"
 	ReasoningTokens   = "llmcost.reasoning_tokens"
 	CostNano          = "llmcost.cost_nano"
@@ -89,6 +90,9 @@ func PutEvent(lr plog.LogRecord, ev *event.Event) {
 	a.PutInt(OutputTokens, ev.OutputTokens)
 	a.PutInt(CachedTokens, ev.CachedTokens)
 	a.PutInt(CacheWriteTokens, ev.CacheWriteTokens)
+	if ev.CacheWrite1hTokens != 0 {
+		a.PutInt(CacheWrite1h, ev.CacheWrite1hTokens)
+	}
 	a.PutInt(TotalTokens, ev.TotalTokens)
 	a.PutInt(ReasoningTokens, ev.ReasoningTokens)
 	a.PutInt(CostNano, ev.CostNano)
@@ -136,6 +140,7 @@ func GetEvent(lr plog.LogRecord) (event.Event, error) {
 	ev.OutputTokens = getInt(a, OutputTokens)
 	ev.CachedTokens = getInt(a, CachedTokens)
 	ev.CacheWriteTokens = getInt(a, CacheWriteTokens)
+	ev.CacheWrite1hTokens = getInt(a, CacheWrite1h)
 	ev.TotalTokens = getInt(a, TotalTokens)
 	ev.ReasoningTokens = getInt(a, ReasoningTokens)
 	ev.CostNano = getInt(a, CostNano)

@@ -39,6 +39,15 @@ func TestPriceFromTheCatalogue(t *testing.T) {
 	}
 }
 
+func TestOneHourCacheWritesHaveTheirOwnRate(t *testing.T) {
+	ev := call("claude-sonnet-4-5", 10000, 6000, 1000, 1000)
+	ev.CacheWrite1hTokens = 1000
+	// 2000×$3/M + 6000×$0.30/M + 1000×$3.75/M (5 min) + 1000×$6/M (1 h) + 1000×$15/M = $0.03255
+	if got := priced(t, ev); got.CostNano != 32_550_000 {
+		t.Fatalf("cost %d nano-USD, want 32550000", got.CostNano)
+	}
+}
+
 func TestClientCostIsKeptBesideTheCatalogues(t *testing.T) {
 	ev := call("claude-sonnet-4-5", 1000, 0, 0, 500)
 	ev.CostNano, ev.CostProvided = 500_000_000, true

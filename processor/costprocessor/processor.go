@@ -81,6 +81,7 @@ func price(cat *pricing.Catalogue, lr plog.LogRecord) {
 	b := entry.Price(pricing.Usage{
 		Input: get(semconv.InputTokens), Output: get(semconv.OutputTokens),
 		Cached: get(semconv.CachedTokens), CacheWrite: get(semconv.CacheWriteTokens),
+		CacheWrite1h: get(semconv.CacheWrite1h),
 	})
 	a.PutInt(semconv.CatalogueCostNano, b.Total)
 	if !provided.Bool() {

@@ -71,7 +71,8 @@ func eventJSON(ev *event.Event) map[string]any {
 	return map[string]any{
 		"event_id": ev.EventID, "agent_name": ev.AgentName, "model": ev.Model,
 		"input_tokens": ev.InputTokens, "output_tokens": ev.OutputTokens, "cached_tokens": ev.CachedTokens,
-		"cache_write_tokens": ev.CacheWriteTokens, "total_tokens": ev.TotalTokens,
+		"cache_write_tokens": ev.CacheWriteTokens, "cache_write_1h_tokens": ev.CacheWrite1hTokens,
+		"total_tokens":     ev.TotalTokens,
 		"reasoning_tokens": ev.ReasoningTokens, "cost": usd(ev.CostNano), "cost_provided": ev.CostProvided,
 		"catalogue_cost": catalogue, "priced": ev.Priced, "price_version": nullable(ev.PriceVersion),
 		"latency_ms": ev.LatencyMS, "success": ev.Success, "error": nullable(ev.Error), "streaming": ev.Streaming,

@@ -40,13 +40,14 @@ func TestFirstSessionPricesEveryKindOfCall(t *testing.T) {
 	batch := map[string]any{"project_id": projectID, "events": []any{
 		ev("plain", "claude-sonnet-4-5", 1000, 500, nil),
 		ev("cached", "claude-sonnet-4-5-20250929", 10000, 1000, map[string]any{"cached_tokens": 6000, "cache_write_tokens": 2000}),
+		ev("cached1h", "claude-sonnet-4-5", 10000, 1000, map[string]any{"cached_tokens": 6000, "cache_write_tokens": 1000, "cache_write_1h_tokens": 1000}),
 		ev("nocache", noCacheModel, 10000, 1000, map[string]any{"cached_tokens": 6000}),
 		ev("flat", "anthropic/claude-sonnet-4-5", 1000, 500, map[string]any{"metadata": map[string]any{"billing": "subscription"}}),
 		ev("unknown", "acme-llm-9000", 1000, 500, nil),
 		ev("client", "claude-sonnet-4-5", 1000, 500, map[string]any{"cost": 0.5}),
 	}}
 	r := s.call(t, "POST", "/v1/events/batch", key, batch).must(t, http.StatusOK)
-	if r.Body["status"] != "ok" || num(t, r.Body["events_stored"]) != 6 || num(t, r.Body["events_received"]) != 6 {
+	if r.Body["status"] != "ok" || num(t, r.Body["events_stored"]) != 7 || num(t, r.Body["events_received"]) != 7 {
 		t.Fatalf("batch result %s", r.Raw)
 	}
 	got := s.listed(t, key)
@@ -57,11 +58,13 @@ func TestFirstSessionPricesEveryKindOfCall(t *testing.T) {
 		// 1000×$3/M + 500×$15/M
 		"plain": {"0.0105", true},
 		// 2000×$3/M + 6000×$0.30/M + 2000×$3.75/M + 1000×$15/M
-		"cached":  {"0.0303", true},
-		"nocache": {noCacheCost, true},
-		"flat":    {"0.0105", true},
-		"unknown": {"0", false},
-		"client":  {"0.5", true},
+		"cached": {"0.0303", true},
+		// 2000×$3/M + 6000×$0.30/M + 1000×$3.75/M + 1000×$6/M (1-hour writes) + 1000×$15/M
+		"cached1h": {"0.03255", true},
+		"nocache":  {noCacheCost, true},
+		"flat":     {"0.0105", true},
+		"unknown":  {"0", false},
+		"client":   {"0.5", true},
 	}
 	for id, w := range want {
 		e := got[id]
