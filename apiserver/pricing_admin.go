@@ -42,7 +42,7 @@ func (s *Server) requireDeploymentAdmin(r *http.Request) error {
 		}
 		// Registering does not prove owning the address: where mail can
 		// prove it, an unverified account is not yet the admin it claims.
-		if s.Accounts.Mailer != nil && !user.EmailVerified {
+		if !s.addressProven(user) {
 			return apierr.New(apierr.Forbidden, "verify your e-mail address before using admin operations").
 				WithHint("follow the link in the verification e-mail, or POST /v1/auth/verify-email/resend")
 		}

@@ -1,6 +1,7 @@
 package apiserver
 
 import (
+	"fmt"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -35,5 +36,28 @@ func TestDeploymentAdminMustBeVerifiedWhenMailIsConfigured(t *testing.T) {
 	e.verify(other)
 	if r := e.doAs(h, "POST", "/v1/pricing/reprice", other.Access, body); r.Status != 403 {
 		t.Fatalf("a verified non-admin: status %d", r.Status)
+	}
+}
+
+// Without mail no address can be confirmed, so an invitation must still be
+// answerable by the account registered under the invited address.
+func TestInvitationsWorkWithoutMail(t *testing.T) {
+	e := newEnv(t)
+	deps := e.deps(zap.NewNop())
+	deps.Accounts.Mailer = nil
+	h := New(deps).Handler()
+	owner := e.register("owner")
+	email := fmt.Sprintf("invitee%d@example.com", userSeq.Add(1))
+	e.must(e.doAs(h, "POST", "/v1/projects/"+owner.ProjectID+"/members", owner.Access,
+		map[string]string{"email": email, "role": "viewer"}), 201)
+	reg := e.must(e.doAs(h, "POST", "/v1/auth/register", "", map[string]any{"email": email, "password": testPassword,
+		"accept_terms": true, "accept_privacy": true, "terms_version": testPolicy, "privacy_version": testPolicy}), 201)
+	token := reg.str("access_token")
+	if r := e.must(e.doAs(h, "GET", "/v1/projects/invitations/pending", token, nil), 200); len(r.Body["invitations"].([]any)) != 1 {
+		t.Fatalf("pending: %s", r.Raw)
+	}
+	r := e.must(e.doAs(h, "POST", "/v1/projects/"+owner.ProjectID+"/invitations/accept", token, nil), 200)
+	if r.str("role") != "viewer" {
+		t.Fatalf("accept: %s", r.Raw)
 	}
 }
