@@ -63,14 +63,15 @@ func (s *Server) resolve(r *http.Request) *access.Principal {
 		if !authn.ValidAPIKey(token) {
 			return p
 		}
-		proj, err := s.DB.ProjectByKeyHash(r.Context(), authn.Hash(token))
+		hash := authn.Hash(token)
+		proj, err := s.DB.ProjectByKeyHash(r.Context(), hash)
 		if err != nil {
 			if apierr.As(err).Code != apierr.Unauthorized {
 				p.Err = err
 			}
 			return p
 		}
-		p.Kind, p.ProjectID, p.KeyHash, p.Err = access.APIKey, proj.ID, authn.Hash(token), nil
+		p.Kind, p.ProjectID, p.KeyHash, p.Err = access.APIKey, proj.ID, hash, nil
 	default:
 		userID, sessionID, err := s.DB.SessionUser(r.Context(), authn.Hash(token), s.Now())
 		if err != nil {

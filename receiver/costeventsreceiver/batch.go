@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"strings"
 	"time"
 
 	"go.opentelemetry.io/collector/pdata/plog"
@@ -58,7 +59,7 @@ func (r *costReceiver) batch(w http.ResponseWriter, req *http.Request) {
 		Rejected: rejected, Timestamp: time.Now().UTC().Format(time.RFC3339Nano),
 	}
 	for _, rej := range rejected {
-		if len(rej.Field) < 9 || rej.Field[:9] != "outcomes." {
+		if !strings.HasPrefix(rej.Field, "outcomes.") {
 			out.EventsRejected++
 		}
 	}
