@@ -106,7 +106,7 @@ func TestEstimateRatesAndAlternatives(t *testing.T) {
 // The Claude Code fixture's own cost_usd values, reproduced within a
 // nano-dollar (input_tokens there is already the whole prompt).
 func TestEstimateReproducesClaudeCodeCosts(t *testing.T) {
-	raw, err := os.ReadFile(filepath.Join("..", "..", "shared", "fixtures", "otlp", "claude_code_session.expected.json"))
+	raw, err := os.ReadFile(filepath.Join("..", "testdata", "fixtures", "otlp", "claude_code_session.expected.json"))
 	if err != nil {
 		t.Fatalf("fixture missing: %v", err)
 	}

@@ -23,7 +23,7 @@ func TestMain(m *testing.M) { pgtest.Main(m) }
 // fixture is the LiteLLM snapshot; the test fails, not skips, without it.
 func fixture(t *testing.T) []byte {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join("..", "..", "..", "shared", "fixtures", "pricing", "litellm-subset-2026-07.json"))
+	data, err := os.ReadFile(filepath.Join("..", "..", "testdata", "fixtures", "pricing", "litellm-subset-2026-07.json"))
 	if err != nil {
 		t.Fatalf("the pricing fixture is required: %v", err)
 	}

@@ -15,8 +15,9 @@ import (
 	"go.opentelemetry.io/collector/pdata/plog"
 )
 
-// fixtureDir holds the shared OTLP fixtures, relative to this package.
-const fixtureDir = "../../../shared/fixtures/otlp"
+// fixtureDir holds the OTLP fixtures (the repository's testdata), relative
+// to this package.
+const fixtureDir = "../../testdata/fixtures/otlp"
 
 var fixtureNow = time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
 

@@ -7,9 +7,9 @@ import (
 	"testing"
 )
 
-const fixturePath = "../../../shared/fixtures/pricing/litellm-subset-2026-07.json"
+const fixturePath = "../../testdata/fixtures/pricing/litellm-subset-2026-07.json"
 
-// loadFixture fails (never skips) when the shared fixture is missing.
+// loadFixture fails (never skips) when the fixture is missing.
 func loadFixture(t *testing.T) []byte {
 	t.Helper()
 	data, err := os.ReadFile(fixturePath)

@@ -17,9 +17,9 @@ import (
 	"github.com/llmcost/llmcost/internal/pricing"
 )
 
-// otlpFixtureDir holds the shared agent log exports and their expected
+// otlpFixtureDir holds the agent log exports and their expected
 // events (see its README.md).
-const otlpFixtureDir = "../../../shared/fixtures/otlp"
+const otlpFixtureDir = "../../testdata/fixtures/otlp"
 
 var otlpFixtures = []string{
 	"claude_code_session.json",
@@ -55,7 +55,7 @@ type expectedCall struct {
 	Key              string   `json:"idempotency_key"`
 }
 
-// readOTLPFixture fails, never skips, when the shared fixtures are absent.
+// readOTLPFixture fails, never skips, when the fixtures are absent.
 func readOTLPFixture(t *testing.T, name string) []byte {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(otlpFixtureDir, name))

@@ -15,7 +15,7 @@ import (
 // without it.
 func pricingFixture(t *testing.T) []byte {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(repoRoot(), "..", "shared", "fixtures", "pricing", "litellm-subset-2026-07.json"))
+	data, err := os.ReadFile(filepath.Join(repoRoot(), "testdata", "fixtures", "pricing", "litellm-subset-2026-07.json"))
 	if err != nil {
 		t.Fatalf("the pricing fixture is required: %v", err)
 	}
