@@ -25,6 +25,9 @@ import (
 
 var binary string
 
+// TestMain builds the distribution into a temporary directory and removes
+// it after the tests: pgtest.Run, unlike Main, returns before the exit, so
+// the 50 MB binary is not left behind in /tmp.
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "llmcost-e2e-bin")
 	if err != nil {
@@ -34,12 +37,14 @@ func TestMain(m *testing.M) {
 	build := exec.Command("go", "build", "-o", binary, "./cmd/llmcost")
 	build.Dir = repoRoot()
 	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	code := 1
 	if out, err := build.CombinedOutput(); err != nil {
 		fmt.Fprintf(os.Stderr, "building the distribution failed: %v\n%s", err, out)
-		os.Exit(1)
+	} else {
+		code = pgtest.Run(m)
 	}
-	defer os.RemoveAll(dir)
-	pgtest.Main(m)
+	os.RemoveAll(dir)
+	os.Exit(code)
 }
 
 func repoRoot() string {

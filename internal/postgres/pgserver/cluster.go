@@ -33,18 +33,7 @@ func (s *Server) ensureCluster(ctx context.Context, bin binaries, o owner) (bool
 	if err := os.RemoveAll(tmp); err != nil {
 		return false, fmt.Errorf("pgserver: %w", err)
 	}
-	if s.opts.TemplateDir != "" {
-		tpl, err := s.ensureTemplate(ctx, bin, o)
-		if err != nil {
-			return false, err
-		}
-		if err := copyTree(tpl, tmp); err != nil {
-			return false, fmt.Errorf("pgserver: copying cluster template: %w", err)
-		}
-		if err := o.chownTree(tmp); err != nil {
-			return false, err
-		}
-	} else if err := s.initdb(ctx, bin, o, tmp, s.opts.DataDir); err != nil {
+	if err := s.initFromTemplate(ctx, bin, o); err != nil {
 		return false, err
 	}
 	if err := os.Rename(tmp, s.pgdata); err != nil {
@@ -76,44 +65,72 @@ func (s *Server) initdb(ctx context.Context, bin binaries, o owner, dir, cwd str
 	return nil
 }
 
-// ensureTemplate returns a pristine cluster under TemplateDir, creating it if
-// needed. The name depends on the postgres binary, so an upgrade makes a new
-// one; concurrent creators race harmlessly through an atomic rename.
-func (s *Server) ensureTemplate(ctx context.Context, bin binaries, o owner) (string, error) {
+// initFromTemplate fills tmp with a new cluster: a copy of the cached
+// pristine one when TemplateDir holds it, else initdb's, which is then
+// cached for the next time. initdb always runs inside DataDir, which the
+// server's account can reach, so TemplateDir may be private to us (a home
+// directory's cache, when we are root and postgres runs as another account).
+func (s *Server) initFromTemplate(ctx context.Context, bin binaries, o owner) error {
+	tmp := s.pgdata + ".init"
+	if s.opts.TemplateDir == "" {
+		return s.initdb(ctx, bin, o, tmp, s.opts.DataDir)
+	}
+	cached, err := s.templatePath(bin)
+	if err != nil {
+		return err
+	}
+	if _, err := os.Stat(filepath.Join(cached, "PG_VERSION")); err == nil {
+		if err := copyTree(cached, tmp); err != nil {
+			return fmt.Errorf("pgserver: copying cluster template: %w", err)
+		}
+		return o.chownTree(tmp)
+	}
+	if err := s.initdb(ctx, bin, o, tmp, s.opts.DataDir); err != nil {
+		return err
+	}
+	if err := saveTemplate(tmp, cached); err != nil {
+		s.log.Warn("postgres: caching the initialised cluster failed; the next start runs initdb again", "error", err)
+	}
+	return nil
+}
+
+// templatePath returns where the pristine cluster for these binaries is
+// cached, creating TemplateDir. The name depends on the postgres binary, so
+// an upgrade makes a new one.
+func (s *Server) templatePath(bin binaries) (string, error) {
 	key := bin.postgres
 	if fi, err := os.Stat(bin.postgres); err == nil {
 		key += fmt.Sprintf("|%d|%d", fi.Size(), fi.ModTime().UnixNano())
 	}
 	sum := sha256.Sum256([]byte("v1|" + key))
-	dir := filepath.Join(s.opts.TemplateDir, "cluster-"+hex.EncodeToString(sum[:8]))
-	if _, err := os.Stat(filepath.Join(dir, "PG_VERSION")); err == nil {
-		return dir, nil
-	}
-	if err := os.MkdirAll(s.opts.TemplateDir, 0o711); err != nil {
+	if err := os.MkdirAll(s.opts.TemplateDir, 0o700); err != nil {
 		return "", fmt.Errorf("pgserver: %w", err)
 	}
 	// The cached cluster is copied into every new data directory, so nobody
-	// else may be able to plant one (the default for tests is under /tmp).
+	// else may be able to plant one.
 	if fi, err := os.Lstat(s.opts.TemplateDir); err != nil {
 		return "", fmt.Errorf("pgserver: %w", err)
 	} else if st, ok := fi.Sys().(*syscall.Stat_t); !fi.IsDir() || !ok || int(st.Uid) != os.Geteuid() || fi.Mode().Perm()&0o022 != 0 {
 		return "", fmt.Errorf("pgserver: template dir %s must be a directory of ours that nobody else can write", s.opts.TemplateDir)
 	}
-	if err := o.checkTraversable(s.opts.TemplateDir); err != nil {
-		return "", err
-	}
-	tmp := filepath.Join(s.opts.TemplateDir, "tmp-"+rand.Text())
+	return filepath.Join(s.opts.TemplateDir, "cluster-"+hex.EncodeToString(sum[:8])), nil
+}
+
+// saveTemplate copies a fresh cluster to dst; concurrent savers race
+// harmlessly through an atomic rename.
+func saveTemplate(src, dst string) error {
+	tmp := filepath.Join(filepath.Dir(dst), "tmp-"+rand.Text())
 	defer os.RemoveAll(tmp)
-	if err := s.initdb(ctx, bin, o, tmp, s.opts.TemplateDir); err != nil {
-		return "", err
+	if err := copyTree(src, tmp); err != nil {
+		return err
 	}
-	if err := os.Rename(tmp, dir); err != nil {
-		if _, statErr := os.Stat(filepath.Join(dir, "PG_VERSION")); statErr == nil {
-			return dir, nil // another process won the race
+	if err := os.Rename(tmp, dst); err != nil {
+		if _, statErr := os.Stat(filepath.Join(dst, "PG_VERSION")); statErr == nil {
+			return nil // another process won the race
 		}
-		return "", fmt.Errorf("pgserver: %w", err)
+		return err
 	}
-	return dir, nil
+	return nil
 }
 
 // copyTree copies a freshly initialised cluster: directories, regular files

@@ -68,7 +68,8 @@ type Options struct {
 	Settings map[string]string
 	// TemplateDir, if set, caches a freshly initialised cluster there and
 	// copies it instead of running initdb again (about 10x faster). Meant for
-	// tests that create many throw-away data directories.
+	// tests that create many throw-away data directories. Only this process
+	// reads and writes it, never the server's account, so it may be private.
 	TemplateDir string
 }
 

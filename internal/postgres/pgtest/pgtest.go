@@ -11,10 +11,19 @@
 // binary (pgserver, fsync off) in a fresh temporary directory with its own
 // Unix socket, so the binaries that go test ./... runs in parallel never
 // share or collide. The directory is on /dev/shm when that is a roomy tmpfs,
-// else in os.TempDir; a pristine cluster is cached in
-// os.TempDir()/llmcost-pgtest-cache-<uid>, so only the first binary after
-// a reboot or a PostgreSQL upgrade pays for initdb. With the variable set,
-// every binary uses that server instead.
+// else in os.TempDir, and is removed when the binary ends. A pristine
+// cluster is cached in the user's cache directory (os.UserCacheDir()/llmcost/
+// pgtest, beside Go's build cache), so only the first binary after a
+// PostgreSQL upgrade pays for initdb and a test run leaves nothing in /tmp.
+// With the variable set, every binary uses that server instead.
+//
+// A TestMain with cleanup of its own calls Run instead of Main:
+//
+//	func TestMain(m *testing.M) {
+//		code := pgtest.Run(m)
+//		cleanup()
+//		os.Exit(code)
+//	}
 package pgtest
 
 import (
@@ -50,10 +59,14 @@ var state struct {
 }
 
 // Main runs the package's tests against a test server and exits with their
-// result. Call it from TestMain, and nothing else there after it.
-func Main(m *testing.M) { os.Exit(run(m)) }
+// result. Call it from TestMain, and nothing else there after it: os.Exit
+// skips deferred calls.
+func Main(m *testing.M) { os.Exit(Run(m)) }
 
-func run(m *testing.M) int {
+// Run is Main without the exit: it runs the tests against a test server,
+// stops the server and returns the exit code, so that TestMain can clean up
+// what it made before it exits.
+func Run(m *testing.M) int {
 	state.main = true
 	if u := os.Getenv(EnvURL); u != "" {
 		state.external, state.admin = true, u
@@ -76,7 +89,7 @@ func run(m *testing.M) int {
 	state.opts = pgserver.Options{
 		DataDir:     dir,
 		NoFsync:     true,
-		TemplateDir: filepath.Join(os.TempDir(), fmt.Sprintf("llmcost-pgtest-cache-%d", os.Geteuid())),
+		TemplateDir: templateDir(),
 		Settings:    map[string]string{"max_connections": "300"},
 	}
 	t0 := time.Now()
@@ -197,6 +210,18 @@ func dataParent() string {
 		return "/dev/shm"
 	}
 	return os.TempDir()
+}
+
+// templateDir is where the pristine cluster is cached: the user's cache
+// directory, like Go's build cache, so it survives reboots and never litters
+// /tmp. Without a home directory there is no cache and every binary runs
+// initdb (slower, but it leaves nothing behind).
+func templateDir() string {
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(dir, "llmcost", "pgtest")
 }
 
 // sweepStale removes data directories of test binaries that died without
