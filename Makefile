@@ -7,15 +7,20 @@ GO      ?= go
 BIN     := bin/llmcost
 CONFIG  ?= collector-config.yaml
 
-.PHONY: help generate build run test lint bench validate tidy
+.PHONY: help generate build postgres run test lint bench validate tidy
 
 help: ## list the targets
 	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
 
 generate: ## regenerate cmd/llmcost from builder-config.yaml
-	@mkdir -p cmd
-	$(GO) tool builder --config builder-config.yaml --skip-get-modules --skip-compilation >/dev/null
-	@rm -f cmd/llmcost/go.mod cmd/llmcost/go.sum
+	@test -x $(BIN) || echo "make: first build: compiling the OpenTelemetry Collector distribution bin/llmcost (a few minutes on a cold Go cache, seconds afterwards)"
+	@mkdir -p cmd bin/.ocb
+	@# ocb logs INFO lines on stderr and always makes an empty temporary
+	@# directory (its default output path): both are kept out of sight, its
+	@# output is shown only when it fails.
+	@TMPDIR=$(CURDIR)/bin/.ocb $(GO) tool builder --config builder-config.yaml --skip-get-modules --skip-compilation >bin/.ocb/log 2>&1 \
+		|| { cat bin/.ocb/log; rm -rf bin/.ocb; exit 1; }
+	@rm -rf bin/.ocb cmd/llmcost/go.mod cmd/llmcost/go.sum
 	@gofmt -w cmd/llmcost
 
 build: generate ## build bin/llmcost
@@ -24,10 +29,14 @@ build: generate ## build bin/llmcost
 validate: build ## check collector-config.yaml
 	./$(BIN) validate --config $(CONFIG)
 
-run: build ## start llmcost on http://127.0.0.1:8080 (its own PostgreSQL unless LLMCOST_DATABASE_URL is set)
+postgres: ## install the PostgreSQL server binaries if missing (root on Debian), else say what to do
+	@scripts/ensure-postgres
+
+run: postgres build ## start llmcost on http://127.0.0.1:8080 (its own PostgreSQL unless LLMCOST_DATABASE_URL is set)
 	./$(BIN) --config $(CONFIG)
 
 test: build ## run every test, the PostgreSQL-backed and end-to-end ones included
+	@scripts/ensure-postgres --tests
 	$(GO) vet ./...
 	$(GO) test -count=1 -timeout 15m ./...
 

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/confmap"
 	"go.opentelemetry.io/collector/confmap/confmaptest"
 )
 
@@ -61,5 +62,36 @@ func TestConfigValidateNamesEachBadField(t *testing.T) {
 func TestDefaultConfigIsValid(t *testing.T) {
 	if err := createDefaultConfig().(*Config).Validate(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+func TestConfigRefusesUnknownKeysUnderHTTP(t *testing.T) {
+	cm, err := confmaptest.LoadConf(filepath.Join("testdata", "config.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sub, err := cm.Sub("costapi/http_typo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = sub.Unmarshal(createDefaultConfig())
+	if err == nil || !strings.Contains(err.Error(), "http") || !strings.Contains(err.Error(), "endpont") {
+		t.Fatalf("a typo under http must be an error naming it, got %v", err)
+	}
+}
+
+// The strict probe must not refuse what confighttp itself accepts.
+func TestConfigAcceptsEveryHTTPKey(t *testing.T) {
+	cfg := createDefaultConfig().(*Config)
+	conf := confmap.NewFromStringMap(map[string]any{"http": map[string]any{
+		"endpoint": "127.0.0.1:1234", "max_request_body_size": 10, "read_header_timeout": "5s",
+		"idle_timeout": "2m", "cors": map[string]any{"allowed_origins": []any{"https://a.example"}},
+		"response_headers": map[string]any{"X-A": "b"},
+	}})
+	if err := conf.Unmarshal(cfg); err != nil {
+		t.Fatal(err)
+	}
+	if cfg.HTTP.NetAddr.Endpoint != "127.0.0.1:1234" || cfg.HTTP.MaxRequestBodySize != 10 || cfg.HTTP.ReadHeaderTimeout != 5*time.Second {
+		t.Fatalf("http: %+v", cfg.HTTP)
 	}
 }

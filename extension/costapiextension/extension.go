@@ -51,6 +51,9 @@ func newExtension(cfg *Config, set extension.Settings) *Extension {
 // Start opens the store (starting a private PostgreSQL when no URL is set),
 // applies migrations and starts serving.
 func (e *Extension) Start(ctx context.Context, host component.Host) error {
+	if err := e.checkEndpoint(ctx); err != nil {
+		return err
+	}
 	if e.cfg.Mode == ModeMirror {
 		return e.startMirror(ctx, host)
 	}

@@ -2,6 +2,7 @@ package costapiextension
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"time"
 
@@ -32,8 +33,17 @@ type privateDB struct {
 	srv *pgserver.Server
 }
 
+// errNoPostgres is the one line a newcomer sees when the machine lacks the
+// PostgreSQL server binaries: what to install, or what to set instead.
+var errNoPostgres = errors.New("the PostgreSQL server binaries (initdb, postgres) are missing: " +
+	"install the package postgresql (sudo apt-get install postgresql, or `make run` as root), " +
+	"or set LLMCOST_DATABASE_URL to an existing database")
+
 func startPrivateDB(ctx context.Context, opts pgserver.Options, log *zap.Logger, restarted func()) (*privateDB, error) {
 	srv, err := pgserver.Start(ctx, opts)
+	if errors.Is(err, pgserver.ErrNoBinaries) {
+		return nil, errNoPostgres
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -27,11 +27,15 @@ func (c *Config) Validate() error {
 	if c.API.Type().String() == "" {
 		errs = append(errs, errors.New("api: must name the costapi extension"))
 	}
-	for name, v := range map[string]int{"max_events_per_batch": c.MaxEventsPerBatch,
-		"max_outcomes_per_batch": c.MaxOutcomesPerBatch, "max_metadata_bytes": c.MaxMetadataBytes,
-		"max_list_limit": c.MaxListLimit} {
-		if v < 1 {
-			errs = append(errs, fmt.Errorf("%s: must be ≥ 1, got %d", name, v))
+	// A slice, not a map: the errors come in the order of the fields, the
+	// same on every run.
+	for _, f := range []struct {
+		name string
+		v    int
+	}{{"max_events_per_batch", c.MaxEventsPerBatch}, {"max_outcomes_per_batch", c.MaxOutcomesPerBatch},
+		{"max_metadata_bytes", c.MaxMetadataBytes}, {"max_list_limit", c.MaxListLimit}} {
+		if f.v < 1 {
+			errs = append(errs, fmt.Errorf("%s: must be ≥ 1, got %d", f.name, f.v))
 		}
 	}
 	return errors.Join(errs...)

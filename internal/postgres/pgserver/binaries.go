@@ -15,6 +15,11 @@ import (
 // search of PATH and /usr/lib/postgresql/*/bin.
 const EnvBinDir = "LLMCOST_PG_BIN"
 
+// ErrNoBinaries is returned (wrapped) by Start when neither LLMCOST_PG_BIN,
+// PATH nor the usual package directories hold initdb and postgres, so a
+// caller can tell the user which package to install.
+var ErrNoBinaries = errors.New("pgserver: PostgreSQL server binaries (initdb, postgres) not found")
+
 type binaries struct {
 	initdb, postgres string
 }
@@ -47,9 +52,8 @@ func findBinaries() (binaries, error) {
 			return b, nil
 		}
 	}
-	return binaries{}, errors.New("pgserver: PostgreSQL server binaries (initdb, postgres) not found; " +
-		"install the PostgreSQL server package, put its bin directory on PATH or set " + EnvBinDir +
-		", or configure a database URL")
+	return binaries{}, fmt.Errorf("%w: install the PostgreSQL server package (Debian: postgresql), "+
+		"put its bin directory on PATH or set %s, or configure a database URL", ErrNoBinaries, EnvBinDir)
 }
 
 func binariesIn(dir string) (binaries, error) {

@@ -1,0 +1,9 @@
+package postgresexporter
+
+import (
+	"testing"
+
+	"github.com/llmcost/llmcost/internal/postgres/pgtest"
+)
+
+func TestMain(m *testing.M) { pgtest.Main(m) }

@@ -1,0 +1,9 @@
+package costapiextension_test
+
+import (
+	"testing"
+
+	"github.com/llmcost/llmcost/internal/postgres/pgtest"
+)
+
+func TestMain(m *testing.M) { pgtest.Main(m) }
