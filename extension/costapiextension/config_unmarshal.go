@@ -7,11 +7,11 @@ import (
 	"go.opentelemetry.io/collector/confmap"
 )
 
-// strictServerConfig has the fields of confighttp.ServerConfig without its
+// httpSection has the fields of confighttp.ServerConfig without its
 // Unmarshal method, which decodes with WithIgnoreUnused (it is usually
 // squashed into a parent whose sibling keys it must tolerate) and so would
 // accept a typo such as "endpont" in silence.
-type strictServerConfig confighttp.ServerConfig
+type httpSection confighttp.ServerConfig
 
 var _ confmap.Unmarshaler = (*Config)(nil)
 
@@ -25,7 +25,7 @@ func (c *Config) Unmarshal(conf *confmap.Conf) error {
 		if err != nil {
 			return fmt.Errorf("http: %w", err)
 		}
-		probe := strictServerConfig(confighttp.NewDefaultServerConfig())
+		probe := httpSection(confighttp.NewDefaultServerConfig())
 		if err := sub.Unmarshal(&probe); err != nil {
 			return fmt.Errorf("http: %w", err)
 		}
