@@ -54,7 +54,7 @@ var matrix = map[string]matrixEntry{
 	"GET /v1/projects":                              {nil, want(200, 200, 200, 200, 200, 200, 401, 401, 401)},
 	"GET /v1/projects/me":                           {nil, want(401, 401, 401, 401, 401, 401, 401, 200, 200)},
 	"GET /v1/projects/invitations/pending":          {nil, want(200, 200, 200, 200, 200, 200, 401, 401, 401)},
-	"GET /v1/projects/{id}":                         {nil, want(200, 200, 200, 200, 404, 404, 401, 200, 404)},
+	"GET /v1/projects/{project_id}":                 {nil, want(200, 200, 200, 200, 404, 404, 401, 200, 404)},
 	"PATCH /v1/projects/{project_id}":               {func() any { return map[string]string{"description": "d"} }, want(200, 200, 403, 403, 404, 404, 401, 403, 404)},
 	"DELETE /v1/projects/{project_id}":              {nil, want(200, 200, 403, 403, 404, 404, 401, 403, 404)},
 	"POST /v1/projects/{project_id}/api-key/rotate": {nil, want(200, 200, 403, 403, 404, 404, 401, 401, 401)},

@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"slices"
 
-	"github.com/llmcost/llmcost/internal/access"
 	"github.com/llmcost/llmcost/internal/apierr"
 	"github.com/llmcost/llmcost/internal/postgres"
 )
@@ -23,8 +22,8 @@ func (s *Server) currentVersion(doc string) string {
 	return s.Policies.PrivacyVersion
 }
 
-func (s *Server) currentPolicies(w http.ResponseWriter, _ *http.Request) {
-	ok(w, http.StatusOK, map[string]any{
+func (s *Server) currentPolicies(w http.ResponseWriter, _ *http.Request) error {
+	return ok(w, http.StatusOK, map[string]any{
 		"terms":   map[string]string{"version": s.Policies.TermsVersion, "url": s.Policies.TermsURL},
 		"privacy": map[string]string{"version": s.Policies.PrivacyVersion, "url": s.Policies.PrivacyURL},
 	})
@@ -54,18 +53,13 @@ func (s *Server) policyCheck(r *http.Request, userID string) (map[string]any, er
 		"current": current, "accepted": accepted}, nil
 }
 
-func (s *Server) policyStatus(w http.ResponseWriter, r *http.Request) {
-	userID, err := access.FromContext(r.Context()).RequireSession()
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
+func (s *Server) policyStatus(w http.ResponseWriter, r *http.Request) error {
+	userID := callerOf(r).UserID
 	res, err := s.policyCheck(r, userID)
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
-	ok(w, http.StatusOK, res)
+	return ok(w, http.StatusOK, res)
 }
 
 type consentItem struct {
@@ -75,35 +69,27 @@ type consentItem struct {
 
 // acceptPolicies records consent to current versions, with the time, IP
 // address and user agent, as registration does.
-func (s *Server) acceptPolicies(w http.ResponseWriter, r *http.Request) {
-	userID, err := access.FromContext(r.Context()).RequireSession()
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
+func (s *Server) acceptPolicies(w http.ResponseWriter, r *http.Request) error {
+	userID := callerOf(r).UserID
 	items, err := decodeConsents(r)
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
 	consents, err := s.checkConsents(items)
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
 	for i := range consents {
 		consents[i].IP, consents[i].UserAgent = clientIP(r), r.UserAgent()
 	}
 	if err := s.DB.AcceptConsents(r.Context(), userID, consents, s.Now()); err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
 	res, err := s.policyCheck(r, userID)
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
-	ok(w, http.StatusOK, res)
+	return ok(w, http.StatusOK, res)
 }
 
 // decodeConsents reads the body, which must be a JSON array of consent

@@ -22,14 +22,8 @@ func pathID(r *http.Request, name, what string) (string, error) {
 	return id.String(), nil
 }
 
-// projectID is the project named by the path ({id} or {project_id}).
-func projectID(r *http.Request) (string, error) {
-	name := "project_id"
-	if _, ok := mux.Vars(r)["id"]; ok {
-		name = "id"
-	}
-	return pathID(r, name, "project")
-}
+// projectID is the project named by the path's {project_id}.
+func projectID(r *http.Request) (string, error) { return pathID(r, "project_id", "project") }
 
 // sessionProject resolves the path's project for a session holding perm:
 // not an accepted member is 404 (another project's existence is not
