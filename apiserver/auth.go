@@ -53,8 +53,16 @@ type tokenPayload struct {
 
 type registerResponse struct {
 	tokenPayload
-	VerificationEmailSent bool           `json:"verification_email_sent"`
-	DefaultProject        map[string]any `json:"default_project"`
+	VerificationEmailSent bool               `json:"verification_email_sent"`
+	DefaultProject        defaultProjectJSON `json:"default_project"`
+}
+
+// defaultProjectJSON is the project every registration creates, with its
+// key shown once.
+type defaultProjectJSON struct {
+	ID     string `json:"id"`
+	Name   string `json:"name"`
+	APIKey string `json:"api_key"`
 }
 
 func (s *Server) register(w http.ResponseWriter, r *http.Request) error {
@@ -88,7 +96,7 @@ func (s *Server) register(w http.ResponseWriter, r *http.Request) error {
 	return ok(w, http.StatusCreated, registerResponse{
 		tokenPayload:          tokens,
 		VerificationEmailSent: sent,
-		DefaultProject:        map[string]any{"id": proj.ID, "name": proj.Name, "api_key": key},
+		DefaultProject:        defaultProjectJSON{ID: proj.ID, Name: proj.Name, APIKey: key},
 	})
 }
 

@@ -125,6 +125,12 @@ func (s *Server) verifyEmail(w http.ResponseWriter, r *http.Request) error {
 	return ok(w, http.StatusOK, userJSON{ID: u.ID, Email: u.Email, Name: u.Name, EmailVerified: &verified})
 }
 
+// resendJSON is POST /v1/auth/verify-email/resend.
+type resendJSON struct {
+	EmailVerified         bool `json:"email_verified"`
+	VerificationEmailSent bool `json:"verification_email_sent"`
+}
+
 // resendVerification mails a fresh verification link to the caller, three
 // times an hour at most.
 func (s *Server) resendVerification(w http.ResponseWriter, r *http.Request) error {
@@ -134,11 +140,11 @@ func (s *Server) resendVerification(w http.ResponseWriter, r *http.Request) erro
 		return err
 	}
 	if u.EmailVerified {
-		return ok(w, http.StatusOK, map[string]bool{"email_verified": true, "verification_email_sent": false})
+		return ok(w, http.StatusOK, resendJSON{EmailVerified: true, VerificationEmailSent: false})
 	}
 	if allowed, retry := s.acct.verifies.Allow(u.ID); !allowed {
 		return tooMany(w, retry, MailsPerHour, s.acct.verifies.Window, "verification e-mails")
 	}
 	sent := s.sendVerification(r.Context(), u)
-	return ok(w, http.StatusOK, map[string]bool{"email_verified": false, "verification_email_sent": sent})
+	return ok(w, http.StatusOK, resendJSON{EmailVerified: false, VerificationEmailSent: sent})
 }

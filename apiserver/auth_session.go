@@ -64,11 +64,22 @@ func (s *Server) logoutAll(w http.ResponseWriter, r *http.Request) error {
 }
 
 // profileJSON is the profile record of GET and PATCH /v1/auth/me.
-func profileJSON(u postgres.User) map[string]any {
-	out := map[string]any{"id": u.ID, "email": u.Email, "name": u.Name, "email_verified": u.EmailVerified,
-		"created_at": ts(u.CreatedAt), "last_active_at": nil, "has_password": u.PasswordHash != ""}
+type profileJSON struct {
+	ID            string  `json:"id"`
+	Email         string  `json:"email"`
+	Name          string  `json:"name"`
+	EmailVerified bool    `json:"email_verified"`
+	CreatedAt     string  `json:"created_at"`
+	LastActiveAt  *string `json:"last_active_at"`
+	HasPassword   bool    `json:"has_password"`
+}
+
+func newProfileJSON(u postgres.User) profileJSON {
+	out := profileJSON{ID: u.ID, Email: u.Email, Name: u.Name, EmailVerified: u.EmailVerified,
+		CreatedAt: ts(u.CreatedAt), HasPassword: u.PasswordHash != ""}
 	if u.LastActiveAt != nil {
-		out["last_active_at"] = ts(*u.LastActiveAt)
+		at := ts(*u.LastActiveAt)
+		out.LastActiveAt = &at
 	}
 	return out
 }
@@ -80,7 +91,7 @@ func (s *Server) me(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return ok(w, http.StatusOK, profileJSON(u))
+	return ok(w, http.StatusOK, newProfileJSON(u))
 }
 
 type profileUpdate struct {
@@ -104,5 +115,5 @@ func (s *Server) updateMe(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return ok(w, http.StatusOK, profileJSON(u))
+	return ok(w, http.StatusOK, newProfileJSON(u))
 }

@@ -8,11 +8,12 @@ import (
 	"github.com/llmcost/llmcost/internal/postgres"
 )
 
-func memberJSON(m postgres.Member) map[string]any {
-	out := map[string]any{"id": m.ID, "user_id": m.UserID, "email": m.Email, "name": m.Name, "role": m.Role,
-		"is_owner": m.IsOwner, "is_pending": m.AcceptedAt == nil, "accepted_at": nil, "invited_at": ts(m.InvitedAt)}
+func newMemberJSON(m postgres.Member) memberJSON {
+	out := memberJSON{ID: m.ID, UserID: m.UserID, Email: m.Email, Name: m.Name, Role: m.Role,
+		IsOwner: m.IsOwner, IsPending: m.AcceptedAt == nil, InvitedAt: ts(m.InvitedAt)}
 	if m.AcceptedAt != nil {
-		out["accepted_at"] = ts(*m.AcceptedAt)
+		at := ts(*m.AcceptedAt)
+		out.AcceptedAt = &at
 	}
 	return out
 }
@@ -24,11 +25,11 @@ func (s *Server) listMembers(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	out := make([]map[string]any, 0, len(members))
+	out := make([]memberJSON, 0, len(members))
 	for _, m := range members {
-		out = append(out, memberJSON(m))
+		out = append(out, newMemberJSON(m))
 	}
-	return ok(w, http.StatusOK, map[string]any{"members": out, "total": len(out)})
+	return ok(w, http.StatusOK, memberListJSON{Members: out, Total: len(out)})
 }
 
 type inviteRequest struct {
@@ -81,7 +82,7 @@ func (s *Server) invite(w http.ResponseWriter, r *http.Request) error {
 	if s.Accounts.Mailer == nil {
 		msg = "Invitation recorded for " + email + "; this server sends no e-mail, so tell them yourself"
 	}
-	return ok(w, http.StatusCreated, map[string]any{"message": msg, "membership_id": membershipID, "role": req.Role})
+	return ok(w, http.StatusCreated, invitedJSON{Message: msg, MembershipID: membershipID, Role: req.Role})
 }
 
 // addressProven reports whether u's e-mail may be trusted as theirs: it is
@@ -113,16 +114,16 @@ func (s *Server) pendingInvitations(w http.ResponseWriter, r *http.Request) erro
 	if err != nil {
 		return err
 	}
-	out := make([]map[string]any, 0, len(invs))
+	out := make([]invitationJSON, 0, len(invs))
 	for _, i := range invs {
-		var by any
+		var by *inviterJSON
 		if i.InviterEmail != nil {
-			by = map[string]string{"name": *i.InviterName, "email": *i.InviterEmail}
+			by = &inviterJSON{Name: *i.InviterName, Email: *i.InviterEmail}
 		}
-		out = append(out, map[string]any{"project_id": i.ProjectID, "project_name": i.ProjectName, "role": i.Role,
-			"invited_by": by, "invited_at": ts(i.InvitedAt)})
+		out = append(out, invitationJSON{ProjectID: i.ProjectID, ProjectName: i.ProjectName, Role: i.Role,
+			InvitedBy: by, InvitedAt: ts(i.InvitedAt)})
 	}
-	return ok(w, http.StatusOK, map[string]any{"invitations": out, "total": len(out)})
+	return ok(w, http.StatusOK, invitationListJSON{Invitations: out, Total: len(out)})
 }
 
 func (s *Server) acceptInvitation(w http.ResponseWriter, r *http.Request) error {
@@ -133,7 +134,7 @@ func (s *Server) acceptInvitation(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
-	return ok(w, http.StatusOK, map[string]string{"status": "accepted", "project_id": id, "role": role})
+	return ok(w, http.StatusOK, acceptedJSON{Status: "accepted", ProjectID: id, Role: role})
 }
 
 func (s *Server) declineInvitation(w http.ResponseWriter, r *http.Request) error {
@@ -163,7 +164,7 @@ func (s *Server) changeRole(w http.ResponseWriter, r *http.Request) error {
 	if err := s.DB.ChangeRole(r.Context(), id, target, req.Role); err != nil {
 		return err
 	}
-	return ok(w, http.StatusOK, map[string]string{"status": "updated", "new_role": req.Role})
+	return ok(w, http.StatusOK, roleChangedJSON{Status: "updated", NewRole: req.Role})
 }
 
 func (s *Server) removeMember(w http.ResponseWriter, r *http.Request) error {

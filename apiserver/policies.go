@@ -22,35 +22,57 @@ func (s *Server) currentVersion(doc string) string {
 	return s.Policies.PrivacyVersion
 }
 
+// policyJSON names one policy document's current version.
+type policyJSON struct {
+	Version string `json:"version"`
+	URL     string `json:"url"`
+}
+
+// currentPoliciesJSON is GET /v1/auth/policies/current.
+type currentPoliciesJSON struct {
+	Terms   policyJSON `json:"terms"`
+	Privacy policyJSON `json:"privacy"`
+}
+
 func (s *Server) currentPolicies(w http.ResponseWriter, _ *http.Request) error {
-	return ok(w, http.StatusOK, map[string]any{
-		"terms":   map[string]string{"version": s.Policies.TermsVersion, "url": s.Policies.TermsURL},
-		"privacy": map[string]string{"version": s.Policies.PrivacyVersion, "url": s.Policies.PrivacyURL},
+	return ok(w, http.StatusOK, currentPoliciesJSON{
+		Terms:   policyJSON{Version: s.Policies.TermsVersion, URL: s.Policies.TermsURL},
+		Privacy: policyJSON{Version: s.Policies.PrivacyVersion, URL: s.Policies.PrivacyURL},
 	})
 }
 
-// policyCheck is the policy check result of API-DECISIONS.md.
-func (s *Server) policyCheck(r *http.Request, userID string) (map[string]any, error) {
+// policyCheckJSON is the policy check result of API-DECISIONS.md: per
+// document the current version and the one the user accepted last (null:
+// none).
+type policyCheckJSON struct {
+	RequiresReacceptance bool               `json:"requires_reacceptance"`
+	Outdated             []string           `json:"outdated"`
+	Current              map[string]string  `json:"current"`
+	Accepted             map[string]*string `json:"accepted"`
+}
+
+// policyCheck compares the user's accepted versions with the current ones.
+func (s *Server) policyCheck(r *http.Request, userID string) (policyCheckJSON, error) {
 	got, err := s.DB.AcceptedVersions(r.Context(), userID)
 	if err != nil {
-		return nil, err
+		return policyCheckJSON{}, err
 	}
-	outdated := []string{}
-	current, accepted := map[string]string{}, map[string]any{}
+	res := policyCheckJSON{Outdated: []string{}, Current: map[string]string{}, Accepted: map[string]*string{}}
 	for _, doc := range documents {
-		current[doc], accepted[doc] = s.currentVersion(doc), nil
+		current := s.currentVersion(doc)
+		res.Current[doc], res.Accepted[doc] = current, nil
 		switch {
-		case slices.Contains(got[doc], current[doc]):
-			accepted[doc] = current[doc]
+		case slices.Contains(got[doc], current):
+			res.Accepted[doc] = &current
 		case len(got[doc]) > 0:
-			accepted[doc] = got[doc][0] // the most recent
-			outdated = append(outdated, doc)
+			res.Accepted[doc] = &got[doc][0] // the most recent
+			res.Outdated = append(res.Outdated, doc)
 		default:
-			outdated = append(outdated, doc)
+			res.Outdated = append(res.Outdated, doc)
 		}
 	}
-	return map[string]any{"requires_reacceptance": len(outdated) > 0, "outdated": outdated,
-		"current": current, "accepted": accepted}, nil
+	res.RequiresReacceptance = len(res.Outdated) > 0
+	return res, nil
 }
 
 func (s *Server) policyStatus(w http.ResponseWriter, r *http.Request) error {

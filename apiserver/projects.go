@@ -15,22 +15,6 @@ type createProjectRequest struct {
 	Description string `json:"description"`
 }
 
-// projectJSON is the Project resource; api_key is set only on create and
-// rotate, and key_prefix only alongside it.
-func projectJSON(p postgres.Project, key string) map[string]any {
-	out := map[string]any{
-		"id": p.ID, "name": p.Name, "description": p.Description, "is_active": p.IsActive,
-		"created_at": ts(p.CreatedAt), "updated_at": ts(p.UpdatedAt),
-		"api_key": nil, "key_prefix": nil,
-	}
-	if key != "" {
-		out["api_key"], out["key_prefix"] = key, p.KeyPrefix
-		out["owner_id"] = p.OwnerID
-		out["warning"] = "Store this API key now: it cannot be retrieved later."
-	}
-	return out
-}
-
 func (s *Server) createProject(w http.ResponseWriter, r *http.Request) error {
 	userID := callerOf(r).UserID
 	var req createProjectRequest
@@ -56,7 +40,7 @@ func (s *Server) createProject(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return ok(w, http.StatusCreated, projectJSON(proj, key))
+	return ok(w, http.StatusCreated, newProjectJSON(proj).withKey(proj, key))
 }
 
 func (s *Server) keyProject(w http.ResponseWriter, r *http.Request) error {
@@ -65,5 +49,5 @@ func (s *Server) keyProject(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return ok(w, http.StatusOK, projectJSON(proj, ""))
+	return ok(w, http.StatusOK, newProjectJSON(proj))
 }

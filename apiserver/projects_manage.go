@@ -18,29 +18,27 @@ func (s *Server) listProjects(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	out := make([]map[string]any, 0, len(rows))
+	out := make([]projectJSON, 0, len(rows))
 	for _, p := range rows {
-		j := projectJSON(p.Project, "")
-		j["role"], j["is_owner"] = p.Role, p.IsOwner
-		out = append(out, j)
+		out = append(out, newProjectJSON(p.Project).withRole(p.Role, p.IsOwner))
 	}
-	return ok(w, http.StatusOK, map[string]any{"projects": out, "total": len(out)})
+	return ok(w, http.StatusOK, projectListJSON{Projects: out, Total: len(out)})
 }
 
-// getProject is GET /v1/projects/{id}, for members and the project's key.
+// getProject is GET /v1/projects/{project_id}, for members and the project's key.
 func (s *Server) getProject(w http.ResponseWriter, r *http.Request) error {
 	id := callerOf(r).ProjectID
 	p, err := s.DB.ProjectByID(r.Context(), id)
 	if err != nil {
 		return err
 	}
-	j := projectJSON(p, "")
+	j := newProjectJSON(p)
 	if pr := access.FromContext(r.Context()); pr.Kind == access.Session {
 		role, owner, err := s.DB.MemberRole(r.Context(), id, pr.UserID)
 		if err != nil {
 			return err
 		}
-		j["role"], j["is_owner"] = role, owner
+		j = j.withRole(role, owner)
 	}
 	return ok(w, http.StatusOK, j)
 }
@@ -83,7 +81,7 @@ func (s *Server) updateProject(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return ok(w, http.StatusOK, projectJSON(p, ""))
+	return ok(w, http.StatusOK, newProjectJSON(p))
 }
 
 // deleteProject removes the project with its events and analytics.
@@ -92,7 +90,7 @@ func (s *Server) deleteProject(w http.ResponseWriter, r *http.Request) error {
 	if err := s.DB.DeleteProject(r.Context(), id); err != nil {
 		return err
 	}
-	return ok(w, http.StatusOK, map[string]string{"status": "deleted", "project_id": id})
+	return ok(w, http.StatusOK, projectDeletedJSON{Status: "deleted", ProjectID: id})
 }
 
 // rotateKey replaces the project's API key; the old one fails at once.
@@ -103,6 +101,6 @@ func (s *Server) rotateKey(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return ok(w, http.StatusOK, map[string]any{"status": "rotated", "project_id": p.ID, "api_key": key,
-		"key_prefix": p.KeyPrefix, "message": "Store this API key now: it cannot be retrieved later. The previous key no longer works."})
+	return ok(w, http.StatusOK, keyRotatedJSON{Status: "rotated", ProjectID: p.ID, APIKey: key,
+		KeyPrefix: p.KeyPrefix, Message: storeKeyWarning + " The previous key no longer works."})
 }
