@@ -187,15 +187,13 @@ func TestPricingListAndDeprecations(t *testing.T) {
 
 // The mirror serves the public reads and the estimator and nothing else;
 // the origin serves the admin routes beside them (401 without a session).
-// On the mirror /v1/pricing/import is only the model-name read
-// GET /v1/pricing/{model_name}, so POST there is a 405 allowing GET.
 func TestMirrorRouteTable(t *testing.T) {
 	mirror, origin := pricingServer(t, true), pricingServer(t, false)
 	for _, c := range []struct {
 		method, path string
 		status       int
 	}{
-		{"POST", "/v1/pricing/import", 405}, {"POST", "/v1/pricing/reprice", 405}, {"POST", "/v1/auth/register", 404},
+		{"POST", "/v1/pricing/import", 404}, {"POST", "/v1/pricing/reprice", 404}, {"POST", "/v1/auth/register", 404},
 		{"POST", "/v1/auth/login", 404}, {"POST", "/v1/projects", 404}, {"GET", "/v1/projects/me", 404},
 		{"POST", "/v1/events/batch", 404}, {"GET", "/v1/events", 404}, {"POST", "/v1/otlp/v1/logs", 404},
 	} {

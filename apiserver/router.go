@@ -27,16 +27,19 @@ func del(path string, g guard, h respond.Func) route   { return route{http.Metho
 // methods are the methods a 405's Allow header may list.
 var methods = []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete}
 
-// mount builds the router of table. gorilla/mux tells a path that
-// exists under another method (405) from one that does not (404).
-func (s *Server) mount(table []route) *mux.Router {
-	r := mux.NewRouter()
+// mount registers table on the router; gorilla/mux tells a path that
+// exists under another method (405) from one that does not (404). Routes
+// not served (the origin's, on a mirror) answer 404 and are left out of
+// Allow, so the mirror's answers do not depend on its neighbours' paths.
+func (s *Server) mount(table []route, served bool) {
 	for _, rt := range table {
-		r.Handle(rt.Path, s.adapt(rt)).Methods(rt.Method)
+		if served {
+			s.router.Handle(rt.Path, s.adapt(rt)).Methods(rt.Method)
+			continue
+		}
+		off := s.router.Handle(rt.Path, respond.Handler(s.Logger, notOnMirror)).Methods(rt.Method)
+		s.offMirror[off] = true
 	}
-	r.NotFoundHandler = respond.Handler(s.Logger, notFound)
-	r.MethodNotAllowedHandler = respond.Handler(s.Logger, s.methodNotAllowed)
-	return r
 }
 
 // adapt runs the route's guard, then its handler with what the guard
@@ -56,9 +59,18 @@ func notFound(_ http.ResponseWriter, r *http.Request) error {
 		WithHint("docs/api.md lists every endpoint")
 }
 
+func notOnMirror(_ http.ResponseWriter, r *http.Request) error {
+	return apierr.Newf(apierr.NotFound, "no route %s %s on this mirror", r.Method, r.URL.Path).
+		WithHint("a mirror serves only health, the public pricing reads and the estimator; send this to the origin")
+}
+
 // methodNotAllowed answers a known path called with another method.
 func (s *Server) methodNotAllowed(w http.ResponseWriter, r *http.Request) error {
-	allow := strings.Join(s.allowed(r), ", ")
+	methods := s.allowed(r)
+	if len(methods) == 0 { // known only to routes this server does not serve
+		return notOnMirror(w, r)
+	}
+	allow := strings.Join(methods, ", ")
 	w.Header().Set("Allow", allow)
 	return apierr.Newf(apierr.MethodNotAllowed, "%s is not allowed on %s", r.Method, r.URL.Path).
 		WithHint("allowed: " + allow)
@@ -71,7 +83,7 @@ func (s *Server) allowed(r *http.Request) []string {
 		probe := r.Clone(r.Context())
 		probe.Method = m
 		var match mux.RouteMatch
-		if s.router.Match(probe, &match) && match.MatchErr == nil {
+		if s.router.Match(probe, &match) && match.MatchErr == nil && !s.offMirror[match.Route] {
 			out = append(out, m)
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/gorilla/mux"
 	"go.uber.org/zap"
 
+	"github.com/llmcost/llmcost/apiserver/respond"
 	"github.com/llmcost/llmcost/internal/catalogsync"
 	"github.com/llmcost/llmcost/internal/postgres"
 	"github.com/llmcost/llmcost/internal/pricing"
@@ -61,7 +62,9 @@ type Server struct {
 	router *mux.Router
 	table  []route
 	slots  map[Slot]*slotHolder
-	acct   *accountState
+	// offMirror are the routes a mirror knows of but does not serve.
+	offMirror map[*mux.Route]bool
+	acct      *accountState
 }
 
 // New builds the server and registers its route table.
@@ -75,13 +78,15 @@ func New(d Deps) *Server {
 	if d.MaxListLimit <= 0 {
 		d.MaxListLimit = DefaultMaxListLimit
 	}
-	s := &Server{Deps: d, slots: map[Slot]*slotHolder{}}
+	s := &Server{Deps: d, slots: map[Slot]*slotHolder{}, offMirror: map[*mux.Route]bool{}}
 	s.acct = newAccountState(d.Now)
-	s.table = s.mirrorRoutes()
-	if !d.Mirror {
-		s.table = append(s.table, s.originRoutes()...)
-	}
-	s.router = s.mount(s.table)
+	mirror, origin := s.mirrorRoutes(), s.originRoutes()
+	s.table = append(mirror, origin...)
+	s.router = mux.NewRouter()
+	s.mount(mirror, true)
+	s.mount(origin, !d.Mirror)
+	s.router.NotFoundHandler = respond.Handler(s.Logger, notFound)
+	s.router.MethodNotAllowedHandler = respond.Handler(s.Logger, s.methodNotAllowed)
 	return s
 }
 
