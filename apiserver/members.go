@@ -85,29 +85,6 @@ func (s *Server) invite(w http.ResponseWriter, r *http.Request) error {
 	return ok(w, http.StatusCreated, invitedJSON{Message: msg, MembershipID: membershipID, Role: req.Role})
 }
 
-// addressProven reports whether u's e-mail may be trusted as theirs: it is
-// verified, or the deployment has no mail to verify it with, where refusing
-// would leave invitations unanswerable (and nothing could prove it anyway).
-func (s *Server) addressProven(u postgres.User) bool {
-	return u.EmailVerified || s.Accounts.Mailer == nil
-}
-
-// verifiedUser returns the session's user, who must have confirmed their
-// address where mail can confirm it: invitations are addressed by e-mail,
-// and registering does not prove owning one.
-func (s *Server) verifiedUser(r *http.Request) (postgres.User, error) {
-	userID, err := access.FromContext(r.Context()).RequireSession()
-	if err != nil {
-		return postgres.User{}, err
-	}
-	u, err := s.DB.UserByID(r.Context(), userID)
-	if err == nil && !s.addressProven(u) {
-		err = apierr.New(apierr.Forbidden, "confirm your e-mail address before answering invitations").
-			WithHint("open the link in the verification mail, or ask for a new one with POST /v1/auth/verify-email/resend")
-	}
-	return u, err
-}
-
 func (s *Server) pendingInvitations(w http.ResponseWriter, r *http.Request) error {
 	u := callerOf(r).User
 	invs, err := s.DB.PendingInvitations(r.Context(), u.Email, s.Now().Add(-InvitationTTL))
