@@ -163,13 +163,11 @@ func (s *Server) sendInvitation(to string, proj postgres.Project, inviter postgr
 }
 
 // tooMany answers 429 in the shape SPEC.md gives for rate limits.
-func tooMany(w http.ResponseWriter, retry time.Duration, limit int, period time.Duration, what string) {
+func tooMany(w http.ResponseWriter, retry time.Duration, limit int, period time.Duration, what string) error {
 	secs := int((retry + time.Second - 1) / time.Second)
 	w.Header().Set("Retry-After", strconv.Itoa(secs))
-	ok(w, http.StatusTooManyRequests, map[string]any{
-		"detail":      "Rate limit exceeded: " + strconv.Itoa(limit) + " " + what + " per hour",
-		"retry_after": secs, "limit": limit, "period": int(period.Seconds()),
+	return ok(w, http.StatusTooManyRequests, rateLimited{
+		Detail:     "Rate limit exceeded: " + strconv.Itoa(limit) + " " + what + " per hour",
+		RetryAfter: secs, Limit: limit, Period: int(period.Seconds()),
 	})
 }
-
-func noContent(w http.ResponseWriter) { w.WriteHeader(http.StatusNoContent) }

@@ -53,25 +53,30 @@ type tokenPayload struct {
 
 type registerResponse struct {
 	tokenPayload
-	VerificationEmailSent bool           `json:"verification_email_sent"`
-	DefaultProject        map[string]any `json:"default_project"`
+	VerificationEmailSent bool               `json:"verification_email_sent"`
+	DefaultProject        defaultProjectJSON `json:"default_project"`
 }
 
-func (s *Server) register(w http.ResponseWriter, r *http.Request) {
+// defaultProjectJSON is the project every registration creates, with its
+// key shown once.
+type defaultProjectJSON struct {
+	ID     string `json:"id"`
+	Name   string `json:"name"`
+	APIKey string `json:"api_key"`
+}
+
+func (s *Server) register(w http.ResponseWriter, r *http.Request) error {
 	var req registerRequest
 	if err := decode(r, &req); err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
 	email, err := s.checkRegistration(&req)
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
 	hash, err := authn.HashPassword(req.Password)
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
 	key := authn.NewAPIKey()
 	sess, tokens := s.newSession(false)
@@ -83,16 +88,15 @@ func (s *Server) register(w http.ResponseWriter, r *http.Request) {
 		postgres.NewProject{Name: "Default project", KeyHash: authn.Hash(key), KeyPrefix: authn.KeyPrefix(key)},
 		sess)
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
 	verified := false
 	sent := s.sendVerification(r.Context(), user)
 	tokens.User = userJSON{ID: user.ID, Email: user.Email, Name: user.Name, EmailVerified: &verified}
-	ok(w, http.StatusCreated, registerResponse{
+	return ok(w, http.StatusCreated, registerResponse{
 		tokenPayload:          tokens,
 		VerificationEmailSent: sent,
-		DefaultProject:        map[string]any{"id": proj.ID, "name": proj.Name, "api_key": key},
+		DefaultProject:        defaultProjectJSON{ID: proj.ID, Name: proj.Name, APIKey: key},
 	})
 }
 
@@ -120,40 +124,33 @@ func (s *Server) checkRegistration(req *registerRequest) (string, error) {
 	return email, nil
 }
 
-func (s *Server) login(w http.ResponseWriter, r *http.Request) {
+func (s *Server) login(w http.ResponseWriter, r *http.Request) error {
 	var req loginRequest
 	if err := decode(r, &req); err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
 	switch {
 	case strings.TrimSpace(req.Email) == "":
-		s.fail(w, r, apierr.Field("email", "is required"))
-		return
+		return apierr.Field("email", "is required")
 	case req.Password == "":
-		s.fail(w, r, apierr.Field("password", "is required"))
-		return
+		return apierr.Field("password", "is required")
 	}
 	bad := apierr.New(apierr.InvalidCredentials, "invalid e-mail or password")
 	user, err := s.DB.UserByEmail(r.Context(), strings.TrimSpace(req.Email))
 	if err != nil {
 		if apierr.As(err).Code != apierr.NotFound {
-			s.fail(w, r, err)
-			return
+			return err
 		}
 		authn.BurnVerify(req.Password) // same time as a wrong password
-		s.fail(w, r, bad)
-		return
+		return bad
 	}
 	if user.PasswordHash == "" { // social sign-in only: same time, same answer
 		authn.BurnVerify(req.Password)
-		s.fail(w, r, bad)
-		return
+		return bad
 	}
 	match, rehash, err := authn.VerifyPassword(user.PasswordHash, req.Password)
 	if err != nil || !match {
-		s.fail(w, r, bad)
-		return
+		return bad
 	}
 	if rehash {
 		if h, err := authn.HashPassword(req.Password); err == nil {
@@ -163,11 +160,10 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 	sess, tokens := s.newSession(req.RememberMe)
 	sess.UserID = user.ID
 	if err := s.DB.CreateSession(r.Context(), sess); err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
 	tokens.User = userJSON{ID: user.ID, Email: user.Email, Name: user.Name}
-	ok(w, http.StatusOK, tokens)
+	return ok(w, http.StatusOK, tokens)
 }
 
 // newSession mints a token pair; only their hashes go into the session row.

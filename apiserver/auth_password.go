@@ -16,53 +16,41 @@ type passwordChange struct {
 // changePassword needs the current password and ends every other session.
 // A wrong current password is a 422 on that field, not a 401: the session
 // itself is fine, and clients treat 401 as "signed out".
-func (s *Server) changePassword(w http.ResponseWriter, r *http.Request) {
+func (s *Server) changePassword(w http.ResponseWriter, r *http.Request) error {
 	p := access.FromContext(r.Context())
-	userID, err := p.RequireSession()
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
+	userID := callerOf(r).UserID
 	var req passwordChange
 	if err := decode(r, &req); err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
 	if req.CurrentPassword == "" {
-		s.fail(w, r, apierr.Field("current_password", "is required"))
-		return
+		return apierr.Field("current_password", "is required")
 	}
 	if err := checkPassword("new_password", req.NewPassword); err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
 	u, err := s.DB.UserByID(r.Context(), userID)
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
 	match := false
 	if u.PasswordHash == "" { // social sign-in only: no password to match
 		authn.BurnVerify(req.CurrentPassword)
 	} else if match, _, err = authn.VerifyPassword(u.PasswordHash, req.CurrentPassword); err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
 	if !match {
-		s.fail(w, r, apierr.Field("current_password", "is incorrect").
-			WithHint("an account made by social sign-in has no password: set one with the password reset"))
-		return
+		return apierr.Field("current_password", "is incorrect").
+			WithHint("an account made by social sign-in has no password: set one with the password reset")
 	}
 	hash, err := authn.HashPassword(req.NewPassword)
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
 	if err := s.DB.ChangePassword(r.Context(), userID, hash, p.SessionID, s.Now()); err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
-	noContent(w)
+	return noContent(w)
 }
 
 type resetRequest struct {
@@ -73,23 +61,20 @@ type resetRequest struct {
 // account; the look-up and the mail happen in the background. Three
 // requests per address per hour, counted for unknown addresses too, so the
 // 429 reveals nothing either.
-func (s *Server) resetRequest(w http.ResponseWriter, r *http.Request) {
+func (s *Server) resetRequest(w http.ResponseWriter, r *http.Request) error {
 	var req resetRequest
 	if err := decode(r, &req); err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
 	email, err := normaliseEmail(req.Email)
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
 	if allowed, retry := s.acct.resets.Allow(email); !allowed {
-		tooMany(w, retry, MailsPerHour, s.acct.resets.Window, "password reset requests per e-mail address")
-		return
+		return tooMany(w, retry, MailsPerHour, s.acct.resets.Window, "password reset requests per e-mail address")
 	}
 	s.sendReset(email)
-	noContent(w)
+	return noContent(w)
 }
 
 type passwordReset struct {
@@ -99,76 +84,67 @@ type passwordReset struct {
 
 // resetPassword spends a reset token from the mail: new password, every
 // session ended.
-func (s *Server) resetPassword(w http.ResponseWriter, r *http.Request) {
+func (s *Server) resetPassword(w http.ResponseWriter, r *http.Request) error {
 	var req passwordReset
 	if err := decode(r, &req); err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
 	if req.Token == "" {
-		s.fail(w, r, apierr.Field("token", "is required"))
-		return
+		return apierr.Field("token", "is required")
 	}
 	if err := checkPassword("new_password", req.NewPassword); err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
 	hash, err := authn.HashPassword(req.NewPassword)
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
 	if _, err := s.DB.ResetPassword(r.Context(), authn.Hash(req.Token), hash, s.Now()); err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
-	noContent(w)
+	return noContent(w)
 }
 
 type verifyRequest struct {
 	Token string `json:"token"`
 }
 
-func (s *Server) verifyEmail(w http.ResponseWriter, r *http.Request) {
+func (s *Server) verifyEmail(w http.ResponseWriter, r *http.Request) error {
 	var req verifyRequest
 	if err := decode(r, &req); err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
 	if req.Token == "" {
-		s.fail(w, r, apierr.Field("token", "is required"))
-		return
+		return apierr.Field("token", "is required")
 	}
 	u, err := s.DB.VerifyEmail(r.Context(), authn.Hash(req.Token), s.Now())
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
 	verified := true
-	ok(w, http.StatusOK, userJSON{ID: u.ID, Email: u.Email, Name: u.Name, EmailVerified: &verified})
+	return ok(w, http.StatusOK, userJSON{ID: u.ID, Email: u.Email, Name: u.Name, EmailVerified: &verified})
+}
+
+// resendJSON is POST /v1/auth/verify-email/resend.
+type resendJSON struct {
+	EmailVerified         bool `json:"email_verified"`
+	VerificationEmailSent bool `json:"verification_email_sent"`
 }
 
 // resendVerification mails a fresh verification link to the caller, three
 // times an hour at most.
-func (s *Server) resendVerification(w http.ResponseWriter, r *http.Request) {
-	userID, err := access.FromContext(r.Context()).RequireSession()
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
+func (s *Server) resendVerification(w http.ResponseWriter, r *http.Request) error {
+	userID := callerOf(r).UserID
 	u, err := s.DB.UserByID(r.Context(), userID)
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
 	if u.EmailVerified {
-		ok(w, http.StatusOK, map[string]bool{"email_verified": true, "verification_email_sent": false})
-		return
+		return ok(w, http.StatusOK, resendJSON{EmailVerified: true, VerificationEmailSent: false})
 	}
 	if allowed, retry := s.acct.verifies.Allow(u.ID); !allowed {
-		tooMany(w, retry, MailsPerHour, s.acct.verifies.Window, "verification e-mails")
-		return
+		return tooMany(w, retry, MailsPerHour, s.acct.verifies.Window, "verification e-mails")
 	}
 	sent := s.sendVerification(r.Context(), u)
-	ok(w, http.StatusOK, map[string]bool{"email_verified": false, "verification_email_sent": sent})
+	return ok(w, http.StatusOK, resendJSON{EmailVerified: false, VerificationEmailSent: sent})
 }

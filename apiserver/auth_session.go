@@ -21,15 +21,13 @@ type refreshRequest struct {
 // refresh rotates the token pair. A refresh token that was already used
 // revokes its whole session (reuse detection); clients must not refresh
 // concurrently with one token.
-func (s *Server) refresh(w http.ResponseWriter, r *http.Request) {
+func (s *Server) refresh(w http.ResponseWriter, r *http.Request) error {
 	var req refreshRequest
 	if err := decode(r, &req); err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
 	if req.RefreshToken == "" {
-		s.fail(w, r, apierr.Field("refresh_token", "is required"))
-		return
+		return apierr.Field("refresh_token", "is required")
 	}
 	now := s.Now()
 	next, tokens := s.newSession(false)
@@ -38,98 +36,84 @@ func (s *Server) refresh(w http.ResponseWriter, r *http.Request) {
 		s.Logger.Warn("refresh token reused: session revoked", zap.String("session_id", reused))
 	}
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
 	user, err := s.DB.UserByID(r.Context(), sess.UserID)
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
 	tokens.ExpiresIn = int(min(AccessTTL, sess.ExpiresAt.Sub(now)) / time.Second)
 	tokens.User = userJSON{ID: user.ID, Email: user.Email, Name: user.Name}
-	ok(w, http.StatusOK, tokens)
+	return ok(w, http.StatusOK, tokens)
 }
 
-func (s *Server) logout(w http.ResponseWriter, r *http.Request) {
+func (s *Server) logout(w http.ResponseWriter, r *http.Request) error {
 	p := access.FromContext(r.Context())
-	if _, err := p.RequireSession(); err != nil {
-		s.fail(w, r, err)
-		return
-	}
 	if err := s.DB.RevokeSession(r.Context(), p.SessionID, s.Now()); err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
-	noContent(w)
+	return noContent(w)
 }
 
-func (s *Server) logoutAll(w http.ResponseWriter, r *http.Request) {
-	userID, err := access.FromContext(r.Context()).RequireSession()
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
+func (s *Server) logoutAll(w http.ResponseWriter, r *http.Request) error {
+	userID := callerOf(r).UserID
 	if err := s.DB.RevokeUserSessions(r.Context(), userID, "", s.Now()); err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
-	noContent(w)
+	return noContent(w)
 }
 
 // profileJSON is the profile record of GET and PATCH /v1/auth/me.
-func profileJSON(u postgres.User) map[string]any {
-	out := map[string]any{"id": u.ID, "email": u.Email, "name": u.Name, "email_verified": u.EmailVerified,
-		"created_at": ts(u.CreatedAt), "last_active_at": nil, "has_password": u.PasswordHash != ""}
+type profileJSON struct {
+	ID            string  `json:"id"`
+	Email         string  `json:"email"`
+	Name          string  `json:"name"`
+	EmailVerified bool    `json:"email_verified"`
+	CreatedAt     string  `json:"created_at"`
+	LastActiveAt  *string `json:"last_active_at"`
+	HasPassword   bool    `json:"has_password"`
+}
+
+func newProfileJSON(u postgres.User) profileJSON {
+	out := profileJSON{ID: u.ID, Email: u.Email, Name: u.Name, EmailVerified: u.EmailVerified,
+		CreatedAt: ts(u.CreatedAt), HasPassword: u.PasswordHash != ""}
 	if u.LastActiveAt != nil {
-		out["last_active_at"] = ts(*u.LastActiveAt)
+		at := ts(*u.LastActiveAt)
+		out.LastActiveAt = &at
 	}
 	return out
 }
 
 // me returns the profile and records activity, at most every 5 minutes.
-func (s *Server) me(w http.ResponseWriter, r *http.Request) {
-	userID, err := access.FromContext(r.Context()).RequireSession()
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
+func (s *Server) me(w http.ResponseWriter, r *http.Request) error {
+	userID := callerOf(r).UserID
 	u, err := s.DB.TouchUser(r.Context(), userID, s.Now(), LastActiveWindow)
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
-	ok(w, http.StatusOK, profileJSON(u))
+	return ok(w, http.StatusOK, newProfileJSON(u))
 }
 
 type profileUpdate struct {
 	Name *string `json:"name"`
 }
 
-func (s *Server) updateMe(w http.ResponseWriter, r *http.Request) {
-	userID, err := access.FromContext(r.Context()).RequireSession()
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
+func (s *Server) updateMe(w http.ResponseWriter, r *http.Request) error {
+	userID := callerOf(r).UserID
 	var req profileUpdate
 	if err := decode(r, &req); err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
 	if req.Name == nil {
-		s.fail(w, r, apierr.Field("name", "is required: it is the only field a profile update changes"))
-		return
+		return apierr.Field("name", "is required: it is the only field a profile update changes")
 	}
 	name := strings.TrimSpace(*req.Name)
 	if utf8.RuneCountInString(name) > 200 {
-		s.fail(w, r, apierr.Field("name", "must be at most 200 characters"))
-		return
+		return apierr.Field("name", "must be at most 200 characters")
 	}
 	u, err := s.DB.SetUserName(r.Context(), userID, name, s.Now())
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
-	ok(w, http.StatusOK, profileJSON(u))
+	return ok(w, http.StatusOK, newProfileJSON(u))
 }

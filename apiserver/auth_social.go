@@ -25,70 +25,60 @@ func notConfigured(provider string) error {
 
 // googleSignIn verifies a Google ID token and signs its user in, creating
 // the account when absent.
-func (s *Server) googleSignIn(w http.ResponseWriter, r *http.Request) {
+func (s *Server) googleSignIn(w http.ResponseWriter, r *http.Request) error {
 	if s.Accounts.Google == nil {
-		s.fail(w, r, notConfigured("Google"))
-		return
+		return notConfigured("Google")
 	}
 	var req googleRequest
 	if err := decode(r, &req); err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
 	if req.IDToken == "" {
-		s.fail(w, r, apierr.Field("id_token", "is required"))
-		return
+		return apierr.Field("id_token", "is required")
 	}
 	id, err := s.Accounts.Google.Verify(r.Context(), req.IDToken)
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
-	s.socialSession(w, r, id)
+	return s.socialSession(w, r, id)
 }
 
 // githubSignIn exchanges an OAuth code from GitHub's redirect. The state
 // parameter of that redirect is checked by the client that received it;
 // this endpoint only ever sees the code.
-func (s *Server) githubSignIn(w http.ResponseWriter, r *http.Request) {
+func (s *Server) githubSignIn(w http.ResponseWriter, r *http.Request) error {
 	if s.Accounts.GitHub == nil {
-		s.fail(w, r, notConfigured("GitHub"))
-		return
+		return notConfigured("GitHub")
 	}
 	var req githubRequest
 	if err := decode(r, &req); err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
 	if req.Code == "" {
-		s.fail(w, r, apierr.Field("code", "is required"))
-		return
+		return apierr.Field("code", "is required")
 	}
 	if req.RedirectURI != "" {
 		if u, err := url.Parse(req.RedirectURI); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
-			s.fail(w, r, apierr.Field("redirect_uri", "must be an absolute http(s) URL"))
-			return
+			return apierr.Field("redirect_uri", "must be an absolute http(s) URL")
 		}
 	}
 	id, err := s.Accounts.GitHub.Exchange(r.Context(), req.Code, req.RedirectURI)
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
-	s.socialSession(w, r, id)
+	return s.socialSession(w, r, id)
 }
 
 // socialSession signs in (or creates) the identity's user and answers the
 // token payload.
-func (s *Server) socialSession(w http.ResponseWriter, r *http.Request, id social.Identity) {
+func (s *Server) socialSession(w http.ResponseWriter, r *http.Request, id social.Identity) error {
 	sess, tokens := s.newSession(false)
 	u, _, err := s.DB.SocialSignIn(r.Context(), postgres.Identity{Provider: id.Provider, Subject: id.Subject,
 		Email: id.Email, EmailVerified: id.EmailVerified, Name: id.Name}, sess, s.Now())
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
 	verified := u.EmailVerified
 	tokens.User = userJSON{ID: u.ID, Email: u.Email, Name: u.Name, EmailVerified: &verified}
-	ok(w, http.StatusOK, tokens)
+	return ok(w, http.StatusOK, tokens)
 }

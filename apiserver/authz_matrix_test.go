@@ -2,20 +2,16 @@ package apiserver
 
 import (
 	"fmt"
-	"net/http"
-	"slices"
-	"strings"
 	"sync/atomic"
-	"testing"
-
-	"github.com/google/uuid"
-	"github.com/gorilla/mux"
 )
 
-// The authorization matrix: every route under /v1/projects, called by
-// every kind of caller, with the status each must get. Routes are read
-// from the live route table, so a new route without an entry here fails
-// TestAuthorizationMatrix, and so does an entry whose route is gone.
+// The authorization matrix: every route of the route table, the pipeline's
+// slots included, called by every kind of caller, with the status each
+// must get. TestAuthorizationMatrix reads the routes from the live table,
+// so a new route without an entry here fails, and so does an entry whose
+// route is gone. Public routes are called with a body that passes (or
+// fails validation the same way for everyone): what matters is that no
+// caller is refused or admitted by its credential alone.
 
 type principal string
 
@@ -36,11 +32,29 @@ var principals = []principal{owner, admin, member, viewer, invitee, outsider, an
 type matrixEntry struct {
 	body func() any
 	want map[principal]int
+	// query is appended to the path, with the same placeholders.
+	query string
+	// fresh gives each session caller a session of its own: the route
+	// ends sessions.
+	fresh bool
 }
 
 func want(o, a, m, v, i, out, an, k, ok int) map[principal]int {
 	return map[principal]int{owner: o, admin: a, member: m, viewer: v, invitee: i, outsider: out, anon: an, key: k, otherKey: ok}
 }
+
+// every principal gets the same status.
+func every(status int) map[principal]int {
+	return want(status, status, status, status, status, status, status, status, status)
+}
+
+// sessions is a route for any signed-in user: keys and no credential are 401.
+func sessions(status int) map[principal]int {
+	return want(status, status, status, status, status, status, 401, 401, 401)
+}
+
+// keysOnly is a pipeline route: a project API key, nothing else.
+var keysOnly = want(401, 401, 401, 401, 401, 401, 401, 200, 200)
 
 var inviteSeq atomic.Int64
 
@@ -48,141 +62,58 @@ func newInvite() any {
 	return map[string]string{"email": fmt.Sprintf("matrix%d@example.com", inviteSeq.Add(1)), "role": "viewer"}
 }
 
-// matrix is keyed by "METHOD template" exactly as routes.go registers it.
+func body(v any) func() any { return func() any { return v } }
+
+// matrix is keyed by "METHOD template" exactly as routes.go declares it.
 var matrix = map[string]matrixEntry{
-	"POST /v1/projects":                             {func() any { return map[string]string{"name": "n"} }, want(201, 201, 201, 201, 201, 201, 401, 401, 401)},
-	"GET /v1/projects":                              {nil, want(200, 200, 200, 200, 200, 200, 401, 401, 401)},
-	"GET /v1/projects/me":                           {nil, want(401, 401, 401, 401, 401, 401, 401, 200, 200)},
-	"GET /v1/projects/invitations/pending":          {nil, want(200, 200, 200, 200, 200, 200, 401, 401, 401)},
-	"GET /v1/projects/{id}":                         {nil, want(200, 200, 200, 200, 404, 404, 401, 200, 404)},
-	"PATCH /v1/projects/{project_id}":               {func() any { return map[string]string{"description": "d"} }, want(200, 200, 403, 403, 404, 404, 401, 403, 404)},
-	"DELETE /v1/projects/{project_id}":              {nil, want(200, 200, 403, 403, 404, 404, 401, 403, 404)},
-	"POST /v1/projects/{project_id}/api-key/rotate": {nil, want(200, 200, 403, 403, 404, 404, 401, 401, 401)},
-	"GET /v1/projects/{project_id}/members":         {nil, want(200, 200, 200, 200, 404, 404, 401, 401, 401)},
-	"POST /v1/projects/{project_id}/members":        {newInvite, want(201, 201, 403, 403, 404, 404, 401, 401, 401)},
-	"PATCH /v1/projects/{project_id}/members/{user_id}": {func() any { return map[string]string{"role": "viewer"} },
-		want(200, 200, 403, 403, 404, 404, 401, 401, 401)},
-	"DELETE /v1/projects/{project_id}/members/{user_id}": {nil, want(204, 204, 403, 403, 404, 404, 401, 401, 401)},
+	"GET /v1/health":                     {want: every(200)},
+	"GET /v1/pricing":                    {want: every(200)},
+	"GET /v1/pricing/deprecations":       {want: every(200)},
+	"GET /v1/pricing/sync/status":        {want: every(200)},
+	"GET /v1/pricing/versions/{version}": {want: every(404)}, // no stored version: public all the same
+	"GET /v1/pricing/{model_name:.+}":    {want: every(200)},
+	"POST /v1/estimate":                  {body: body(map[string]any{"model": "gpt-4o", "input_tokens": 10, "output_tokens": 5}), want: every(200)},
+	"POST /v1/pricing/import":            {body: body("{}"), want: want(403, 403, 403, 403, 403, 403, 401, 403, 403)},
+	"POST /v1/pricing/reprice":           {body: body("{}"), want: want(403, 403, 403, 403, 403, 403, 401, 403, 403)},
+
+	"POST /v1/events/batch":    {body: body("{}"), want: keysOnly},
+	"POST /v1/otlp/v1/logs":    {body: body("{}"), want: keysOnly},
+	"POST /v1/otlp/v1/metrics": {body: body("{}"), want: keysOnly},
+	"POST /v1/otlp/v1/traces":  {body: body("{}"), want: keysOnly},
+	"GET /v1/events":           {query: "?project_id={project_id}", want: want(200, 200, 200, 200, 404, 404, 401, 200, 403)},
+
+	"POST /v1/auth/register":                        {body: body("{}"), want: every(422)},
+	"POST /v1/auth/login":                           {body: body(map[string]string{"email": "nobody@example.com", "password": "wrong password"}), want: every(401)},
+	"POST /v1/auth/google":                          {body: body("{}"), want: every(422)},
+	"POST /v1/auth/github":                          {body: body("{}"), want: every(422)},
+	"POST /v1/auth/refresh":                         {body: body(map[string]string{"refresh_token": "lcr_unknown"}), want: every(401)},
+	"POST /v1/auth/logout":                          {fresh: true, want: sessions(204)},
+	"POST /v1/auth/logout-all":                      {fresh: true, want: sessions(204)},
+	"GET /v1/auth/me":                               {want: sessions(200)},
+	"PATCH /v1/auth/me":                             {body: body(map[string]string{"name": "matrix"}), want: sessions(200)},
+	"POST /v1/auth/password/change":                 {body: body(map[string]string{"current_password": "wrong password", "new_password": "another password"}), want: sessions(422)},
+	"POST /v1/auth/password/reset-request":          {body: body(map[string]string{"email": "not an address"}), want: every(422)},
+	"POST /v1/auth/password/reset":                  {body: body(map[string]string{"token": "lcp_unknown", "new_password": "another password"}), want: every(422)},
+	"POST /v1/auth/verify-email":                    {body: body(map[string]string{"token": "lcv_unknown"}), want: every(422)},
+	"POST /v1/auth/verify-email/resend":             {want: sessions(200)},
+	"GET /v1/auth/policies/current":                 {want: every(200)},
+	"GET /v1/auth/policies/status":                  {want: sessions(200)},
+	"POST /v1/auth/policies/accept":                 {body: body([]map[string]string{{"document": "terms", "version": testPolicy}}), want: sessions(200)},
+	"POST /v1/projects":                             {body: body(map[string]string{"name": "n"}), want: sessions(201)},
+	"GET /v1/projects":                              {want: sessions(200)},
+	"GET /v1/projects/me":                           {want: want(401, 401, 401, 401, 401, 401, 401, 200, 200)},
+	"GET /v1/projects/invitations/pending":          {want: sessions(200)},
+	"GET /v1/projects/{project_id}":                 {want: want(200, 200, 200, 200, 404, 404, 401, 200, 404)},
+	"PATCH /v1/projects/{project_id}":               {body: body(map[string]string{"description": "d"}), want: want(200, 200, 403, 403, 404, 404, 401, 403, 404)},
+	"DELETE /v1/projects/{project_id}":              {want: want(200, 200, 403, 403, 404, 404, 401, 403, 404)},
+	"POST /v1/projects/{project_id}/api-key/rotate": {want: want(200, 200, 403, 403, 404, 404, 401, 401, 401)},
+	"GET /v1/projects/{project_id}/members":         {want: want(200, 200, 200, 200, 404, 404, 401, 401, 401)},
+	"POST /v1/projects/{project_id}/members":        {body: newInvite, want: want(201, 201, 403, 403, 404, 404, 401, 401, 401)},
+	"PATCH /v1/projects/{project_id}/members/{user_id}": {body: body(map[string]string{"role": "viewer"}),
+		want: want(200, 200, 403, 403, 404, 404, 401, 401, 401)},
+	"DELETE /v1/projects/{project_id}/members/{user_id}": {want: want(204, 204, 403, 403, 404, 404, 401, 401, 401)},
 	// Accepting is idempotent for members; only the invitee has something to decline.
-	"POST /v1/projects/{project_id}/invitations/accept":  {nil, want(200, 200, 200, 200, 200, 404, 401, 401, 401)},
-	"POST /v1/projects/{project_id}/invitations/decline": {nil, want(404, 404, 404, 404, 204, 404, 401, 401, 401)},
-	"POST /v1/projects/{project_id}/leave":               {nil, want(400, 204, 204, 204, 404, 404, 401, 401, 401)},
-}
-
-// projectRoutes lists "METHOD template" of every route under /v1/projects.
-func projectRoutes(t *testing.T, s *Server) []string {
-	var out []string
-	err := s.router.Walk(func(route *mux.Route, _ *mux.Router, _ []*mux.Route) error {
-		tpl, err := route.GetPathTemplate()
-		if err != nil || (tpl != "/v1/projects" && !strings.HasPrefix(tpl, "/v1/projects/")) {
-			return nil
-		}
-		methods, err := route.GetMethods()
-		if err != nil {
-			t.Errorf("route %s has no method", tpl)
-			return nil
-		}
-		for _, m := range methods {
-			out = append(out, m+" "+tpl)
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	slices.Sort(out)
-	return out
-}
-
-type matrixEnv struct {
-	*env
-	users map[principal]user
-}
-
-// fixture is a fresh project of the owner with an accepted admin, member
-// and viewer and a pending invitee; it returns the project id and key.
-func (m *matrixEnv) fixture() (string, string) {
-	o := m.users[owner]
-	r := m.must(m.do("POST", "/v1/projects", o.Access, map[string]string{"name": "matrix"}), 201)
-	id, k := r.str("id"), r.str("api_key")
-	for _, p := range []principal{admin, member, viewer, invitee} {
-		role := string(p)
-		if p == invitee {
-			role = "member"
-		}
-		m.must(m.do("POST", "/v1/projects/"+id+"/members", o.Access, map[string]string{"email": m.users[p].Email, "role": role}), 201)
-		if p != invitee {
-			m.must(m.do("POST", "/v1/projects/"+id+"/invitations/accept", m.users[p].Access, nil), 200)
-		}
-	}
-	return id, k
-}
-
-func (m *matrixEnv) credential(p principal, projectKey string) string {
-	switch p {
-	case anon:
-		return ""
-	case key:
-		return projectKey
-	case otherKey:
-		return m.users[outsider].Key
-	}
-	return m.users[p].Access
-}
-
-func fill(tpl, projectID, userID string) string {
-	r := strings.NewReplacer("{id}", projectID, "{project_id}", projectID, "{user_id}", userID)
-	return r.Replace(tpl)
-}
-
-func TestAuthorizationMatrix(t *testing.T) {
-	m := &matrixEnv{env: newEnv(t), users: map[principal]user{}}
-	for _, p := range []principal{owner, admin, member, viewer, invitee, outsider} {
-		u := m.register(string(p))
-		m.verify(u)
-		m.users[p] = u
-	}
-	routes := projectRoutes(t, m.srv)
-	for _, r := range routes {
-		if _, ok := matrix[r]; !ok {
-			t.Errorf("route %s has no entry in the authorization matrix (apiserver/authz_matrix_test.go): "+
-				"add the status each caller must get", r)
-		}
-	}
-	for r := range matrix {
-		if !slices.Contains(routes, r) {
-			t.Errorf("matrix entry %s names no route", r)
-		}
-	}
-	sharedID, sharedKey := m.fixture()
-	for _, r := range routes {
-		entry, ok := matrix[r]
-		if !ok {
-			continue
-		}
-		method, tpl, _ := strings.Cut(r, " ")
-		t.Run(r, func(t *testing.T) {
-			for _, p := range principals {
-				id, k := sharedID, sharedKey
-				if method != http.MethodGet {
-					id, k = m.fixture() // writes get a project of their own
-				}
-				var body any
-				if entry.body != nil {
-					body = entry.body()
-				}
-				got := m.do(method, fill(tpl, id, m.users[member].ID), m.credential(p, k), body)
-				if got.Status != entry.want[p] {
-					t.Errorf("%s: status %d, want %d: %s", p, got.Status, entry.want[p], got.Raw)
-				}
-				if p == outsider && got.Status == http.StatusNotFound {
-					// Another project's resource looks exactly like a missing one.
-					missing := m.do(method, fill(tpl, uuid.NewString(), m.users[member].ID), m.credential(p, k), body)
-					if missing.Status != got.Status || missing.Raw != got.Raw {
-						t.Errorf("another project's %s differs from a missing one: %s vs %s", r, got.Raw, missing.Raw)
-					}
-				}
-			}
-		})
-	}
+	"POST /v1/projects/{project_id}/invitations/accept":  {want: want(200, 200, 200, 200, 200, 404, 401, 401, 401)},
+	"POST /v1/projects/{project_id}/invitations/decline": {want: want(404, 404, 404, 404, 204, 404, 401, 401, 401)},
+	"POST /v1/projects/{project_id}/leave":               {want: want(400, 204, 204, 204, 404, 404, 401, 401, 401)},
 }

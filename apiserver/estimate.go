@@ -74,37 +74,33 @@ func usdNumber(nano int64) json.Number { return json.Number(pricing.FormatUSD(na
 // estimate is POST /v1/estimate: what one call would cost, priced exactly
 // as ingest prices it, with the rates applied (unpublished cache rates
 // already replaced by their fallbacks) and optional alternatives.
-func (s *Server) estimate(w http.ResponseWriter, r *http.Request) {
+func (s *Server) estimate(w http.ResponseWriter, r *http.Request) error {
 	var req estimateRequest
 	if err := decode(r, &req); err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
 	usage, err := checkEstimate(&req)
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
 	cat := s.Catalogue.Load()
 	entry, found := cat.Lookup(req.Model)
 	if !found {
-		s.fail(w, r, unknownModel(cat, "model", req.Model))
-		return
+		return unknownModel(cat, "model", req.Model)
 	}
 	b := entry.Price(usage)
 	alts := make([]estimateAlternative, 0, len(req.Compare))
 	for i, name := range req.Compare {
 		alt, found := cat.Lookup(name)
 		if !found { // the estimate's own model exists: a bad comparison is a 422
-			s.fail(w, r, apierr.Field(fmt.Sprintf("compare[%d]", i), fmt.Sprintf("%q is not in the price catalogue", name)).
-				WithHint(closeNames(cat, name)))
-			return
+			return apierr.Field(fmt.Sprintf("compare[%d]", i), fmt.Sprintf("%q is not in the price catalogue", name)).
+				WithHint(closeNames(cat, name))
 		}
 		total := alt.Price(usage).Total
 		alts = append(alts, estimateAlternative{Model: alt.Model, TotalCost: usdNumber(total),
 			Savings: usdNumber(b.Total - total)})
 	}
-	ok(w, http.StatusOK, estimateResponse{
+	return ok(w, http.StatusOK, estimateResponse{
 		Model: entry.Model, InputTokens: usage.Input, OutputTokens: usage.Output, CachedTokens: usage.Cached,
 		CacheWriteTokens: usage.CacheWrite, CacheWrite1hTokens: usage.CacheWrite1h, ReasoningTokens: req.ReasoningTokens,
 		InputCost: usdNumber(b.Input), OutputCost: usdNumber(b.Output), CacheReadCost: usdNumber(b.CacheRead),

@@ -8,32 +8,28 @@ import (
 	"github.com/llmcost/llmcost/internal/postgres"
 )
 
-func memberJSON(m postgres.Member) map[string]any {
-	out := map[string]any{"id": m.ID, "user_id": m.UserID, "email": m.Email, "name": m.Name, "role": m.Role,
-		"is_owner": m.IsOwner, "is_pending": m.AcceptedAt == nil, "accepted_at": nil, "invited_at": ts(m.InvitedAt)}
+func newMemberJSON(m postgres.Member) memberJSON {
+	out := memberJSON{ID: m.ID, UserID: m.UserID, Email: m.Email, Name: m.Name, Role: m.Role,
+		IsOwner: m.IsOwner, IsPending: m.AcceptedAt == nil, InvitedAt: ts(m.InvitedAt)}
 	if m.AcceptedAt != nil {
-		out["accepted_at"] = ts(*m.AcceptedAt)
+		at := ts(*m.AcceptedAt)
+		out.AcceptedAt = &at
 	}
 	return out
 }
 
 // listMembers shows accepted members and live invitations to any member.
-func (s *Server) listMembers(w http.ResponseWriter, r *http.Request) {
-	id, _, err := s.sessionProject(r, access.ViewAnalytics)
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
+func (s *Server) listMembers(w http.ResponseWriter, r *http.Request) error {
+	id := callerOf(r).ProjectID
 	members, err := s.DB.Members(r.Context(), id, s.Now().Add(-InvitationTTL))
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
-	out := make([]map[string]any, 0, len(members))
+	out := make([]memberJSON, 0, len(members))
 	for _, m := range members {
-		out = append(out, memberJSON(m))
+		out = append(out, newMemberJSON(m))
 	}
-	ok(w, http.StatusOK, map[string]any{"members": out, "total": len(out)})
+	return ok(w, http.StatusOK, memberListJSON{Members: out, Total: len(out)})
 }
 
 type inviteRequest struct {
@@ -54,195 +50,118 @@ func checkRole(role string) error {
 
 // invite records a pending membership for an address, which may have no
 // account yet, and mails the invitation.
-func (s *Server) invite(w http.ResponseWriter, r *http.Request) {
-	id, userID, err := s.sessionProject(r, access.ManageMembers)
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
+func (s *Server) invite(w http.ResponseWriter, r *http.Request) error {
+	c := callerOf(r)
+	id, userID := c.ProjectID, c.UserID
 	var req inviteRequest
 	if err := decode(r, &req); err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
 	email, err := normaliseEmail(req.Email)
 	if err == nil {
 		err = checkRole(req.Role)
 	}
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
 	inviter, err := s.DB.UserByID(r.Context(), userID)
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
 	proj, err := s.DB.ProjectByID(r.Context(), id)
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
 	now := s.Now()
 	membershipID, err := s.DB.Invite(r.Context(), id, email, req.Role, userID, now, now.Add(-InvitationTTL))
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
 	s.sendInvitation(email, proj, inviter, req.Role)
 	msg := "Invitation sent to " + email
 	if s.Accounts.Mailer == nil {
 		msg = "Invitation recorded for " + email + "; this server sends no e-mail, so tell them yourself"
 	}
-	ok(w, http.StatusCreated, map[string]any{"message": msg, "membership_id": membershipID, "role": req.Role})
+	return ok(w, http.StatusCreated, invitedJSON{Message: msg, MembershipID: membershipID, Role: req.Role})
 }
 
-// addressProven reports whether u's e-mail may be trusted as theirs: it is
-// verified, or the deployment has no mail to verify it with, where refusing
-// would leave invitations unanswerable (and nothing could prove it anyway).
-func (s *Server) addressProven(u postgres.User) bool {
-	return u.EmailVerified || s.Accounts.Mailer == nil
-}
-
-// verifiedUser returns the session's user, who must have confirmed their
-// address where mail can confirm it: invitations are addressed by e-mail,
-// and registering does not prove owning one.
-func (s *Server) verifiedUser(r *http.Request) (postgres.User, error) {
-	userID, err := access.FromContext(r.Context()).RequireSession()
-	if err != nil {
-		return postgres.User{}, err
-	}
-	u, err := s.DB.UserByID(r.Context(), userID)
-	if err == nil && !s.addressProven(u) {
-		err = apierr.New(apierr.Forbidden, "confirm your e-mail address before answering invitations").
-			WithHint("open the link in the verification mail, or ask for a new one with POST /v1/auth/verify-email/resend")
-	}
-	return u, err
-}
-
-func (s *Server) pendingInvitations(w http.ResponseWriter, r *http.Request) {
-	u, err := s.verifiedUser(r)
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
+func (s *Server) pendingInvitations(w http.ResponseWriter, r *http.Request) error {
+	u := callerOf(r).User
 	invs, err := s.DB.PendingInvitations(r.Context(), u.Email, s.Now().Add(-InvitationTTL))
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
-	out := make([]map[string]any, 0, len(invs))
+	out := make([]invitationJSON, 0, len(invs))
 	for _, i := range invs {
-		var by any
+		var by *inviterJSON
 		if i.InviterEmail != nil {
-			by = map[string]string{"name": *i.InviterName, "email": *i.InviterEmail}
+			by = &inviterJSON{Name: *i.InviterName, Email: *i.InviterEmail}
 		}
-		out = append(out, map[string]any{"project_id": i.ProjectID, "project_name": i.ProjectName, "role": i.Role,
-			"invited_by": by, "invited_at": ts(i.InvitedAt)})
+		out = append(out, invitationJSON{ProjectID: i.ProjectID, ProjectName: i.ProjectName, Role: i.Role,
+			InvitedBy: by, InvitedAt: ts(i.InvitedAt)})
 	}
-	ok(w, http.StatusOK, map[string]any{"invitations": out, "total": len(out)})
+	return ok(w, http.StatusOK, invitationListJSON{Invitations: out, Total: len(out)})
 }
 
-func (s *Server) acceptInvitation(w http.ResponseWriter, r *http.Request) {
-	u, err := s.verifiedUser(r)
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	id, err := projectID(r)
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
+func (s *Server) acceptInvitation(w http.ResponseWriter, r *http.Request) error {
+	c := callerOf(r)
+	u, id := c.User, c.ProjectID
 	now := s.Now()
 	role, err := s.DB.AcceptInvitation(r.Context(), id, u.ID, u.Email, now, now.Add(-InvitationTTL))
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
-	ok(w, http.StatusOK, map[string]string{"status": "accepted", "project_id": id, "role": role})
+	return ok(w, http.StatusOK, acceptedJSON{Status: "accepted", ProjectID: id, Role: role})
 }
 
-func (s *Server) declineInvitation(w http.ResponseWriter, r *http.Request) {
-	u, err := s.verifiedUser(r)
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	id, err := projectID(r)
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
+func (s *Server) declineInvitation(w http.ResponseWriter, r *http.Request) error {
+	c := callerOf(r)
+	u, id := c.User, c.ProjectID
 	if err := s.DB.DeclineInvitation(r.Context(), id, u.Email); err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
-	noContent(w)
+	return noContent(w)
 }
 
 // changeRole sets a member's role; {user_id} may also be a membership id,
 // which is how a pending invitation without an account is addressed.
-func (s *Server) changeRole(w http.ResponseWriter, r *http.Request) {
-	id, _, err := s.sessionProject(r, access.ManageMembers)
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
+func (s *Server) changeRole(w http.ResponseWriter, r *http.Request) error {
+	id := callerOf(r).ProjectID
 	target, err := pathID(r, "user_id", "member")
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
 	var req roleRequest
 	if err := decode(r, &req); err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
 	if err := checkRole(req.Role); err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
 	if err := s.DB.ChangeRole(r.Context(), id, target, req.Role); err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
-	ok(w, http.StatusOK, map[string]string{"status": "updated", "new_role": req.Role})
+	return ok(w, http.StatusOK, roleChangedJSON{Status: "updated", NewRole: req.Role})
 }
 
-func (s *Server) removeMember(w http.ResponseWriter, r *http.Request) {
-	id, _, err := s.sessionProject(r, access.ManageMembers)
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
+func (s *Server) removeMember(w http.ResponseWriter, r *http.Request) error {
+	id := callerOf(r).ProjectID
 	target, err := pathID(r, "user_id", "member")
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
 	if err := s.DB.RemoveMember(r.Context(), id, target); err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
-	noContent(w)
+	return noContent(w)
 }
 
 // leaveProject ends the caller's membership; the owner is refused with 400.
-func (s *Server) leaveProject(w http.ResponseWriter, r *http.Request) {
-	userID, err := access.FromContext(r.Context()).RequireSession()
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	id, err := projectID(r)
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
+func (s *Server) leaveProject(w http.ResponseWriter, r *http.Request) error {
+	userID := callerOf(r).UserID
+	id := callerOf(r).ProjectID
 	if err := s.DB.LeaveProject(r.Context(), id, userID); err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
-	noContent(w)
+	return noContent(w)
 }

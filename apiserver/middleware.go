@@ -9,6 +9,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/llmcost/llmcost/apiserver/respond"
 	"github.com/llmcost/llmcost/internal/access"
 	"github.com/llmcost/llmcost/internal/apierr"
 	"github.com/llmcost/llmcost/internal/authn"
@@ -23,7 +24,7 @@ func (s *Server) recoverer(next http.Handler) http.Handler {
 					panic(v)
 				}
 				s.Logger.Error("handler panic", zap.String("path", r.URL.Path), zap.Any("panic", v))
-				apierr.Write(w, fmt.Errorf("panic: %v", v))
+				respond.Error(w, fmt.Errorf("panic: %v", v))
 			}
 		}()
 		next.ServeHTTP(w, r)
@@ -104,19 +105,28 @@ func (s *Server) rateLimit(next http.Handler) http.Handler {
 		}
 		if !d.Allowed {
 			h.Set("Retry-After", strconv.Itoa(secs))
-			apierr.WriteJSON(w, http.StatusTooManyRequests, map[string]any{
-				"detail":      "Rate limit exceeded: " + strconv.Itoa(d.Limit) + " requests per " + strconv.Itoa(int(s.Limiter.Window.Seconds())) + " seconds",
-				"retry_after": secs, "limit": d.Limit, "period": int(s.Limiter.Window.Seconds()),
+			period := int(s.Limiter.Window.Seconds())
+			_ = respond.JSON(w, http.StatusTooManyRequests, rateLimited{
+				Detail:     "Rate limit exceeded: " + strconv.Itoa(d.Limit) + " requests per " + strconv.Itoa(period) + " seconds",
+				RetryAfter: secs, Limit: d.Limit, Period: period,
 			})
 			return
 		}
 		p := access.FromContext(r.Context())
 		if p.Err == invalidKey {
-			apierr.WriteDetail(w, http.StatusUnauthorized, "Invalid API key")
+			respond.Detail(w, http.StatusUnauthorized, "Invalid API key")
 			return
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// rateLimited is the 429 body of SPEC.md.
+type rateLimited struct {
+	Detail     string `json:"detail"`
+	RetryAfter int    `json:"retry_after"`
+	Limit      int    `json:"limit"`
+	Period     int    `json:"period"`
 }
 
 func limitKey(r *http.Request) string {

@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"slices"
 
-	"github.com/llmcost/llmcost/internal/access"
 	"github.com/llmcost/llmcost/internal/apierr"
 	"github.com/llmcost/llmcost/internal/postgres"
 )
@@ -23,49 +22,66 @@ func (s *Server) currentVersion(doc string) string {
 	return s.Policies.PrivacyVersion
 }
 
-func (s *Server) currentPolicies(w http.ResponseWriter, _ *http.Request) {
-	ok(w, http.StatusOK, map[string]any{
-		"terms":   map[string]string{"version": s.Policies.TermsVersion, "url": s.Policies.TermsURL},
-		"privacy": map[string]string{"version": s.Policies.PrivacyVersion, "url": s.Policies.PrivacyURL},
+// policyJSON names one policy document's current version.
+type policyJSON struct {
+	Version string `json:"version"`
+	URL     string `json:"url"`
+}
+
+// currentPoliciesJSON is GET /v1/auth/policies/current.
+type currentPoliciesJSON struct {
+	Terms   policyJSON `json:"terms"`
+	Privacy policyJSON `json:"privacy"`
+}
+
+func (s *Server) currentPolicies(w http.ResponseWriter, _ *http.Request) error {
+	return ok(w, http.StatusOK, currentPoliciesJSON{
+		Terms:   policyJSON{Version: s.Policies.TermsVersion, URL: s.Policies.TermsURL},
+		Privacy: policyJSON{Version: s.Policies.PrivacyVersion, URL: s.Policies.PrivacyURL},
 	})
 }
 
-// policyCheck is the policy check result of API-DECISIONS.md.
-func (s *Server) policyCheck(r *http.Request, userID string) (map[string]any, error) {
-	got, err := s.DB.AcceptedVersions(r.Context(), userID)
-	if err != nil {
-		return nil, err
-	}
-	outdated := []string{}
-	current, accepted := map[string]string{}, map[string]any{}
-	for _, doc := range documents {
-		current[doc], accepted[doc] = s.currentVersion(doc), nil
-		switch {
-		case slices.Contains(got[doc], current[doc]):
-			accepted[doc] = current[doc]
-		case len(got[doc]) > 0:
-			accepted[doc] = got[doc][0] // the most recent
-			outdated = append(outdated, doc)
-		default:
-			outdated = append(outdated, doc)
-		}
-	}
-	return map[string]any{"requires_reacceptance": len(outdated) > 0, "outdated": outdated,
-		"current": current, "accepted": accepted}, nil
+// policyCheckJSON is the policy check result of API-DECISIONS.md: per
+// document the current version and the one the user accepted last (null:
+// none).
+type policyCheckJSON struct {
+	RequiresReacceptance bool               `json:"requires_reacceptance"`
+	Outdated             []string           `json:"outdated"`
+	Current              map[string]string  `json:"current"`
+	Accepted             map[string]*string `json:"accepted"`
 }
 
-func (s *Server) policyStatus(w http.ResponseWriter, r *http.Request) {
-	userID, err := access.FromContext(r.Context()).RequireSession()
+// policyCheck compares the user's accepted versions with the current ones.
+func (s *Server) policyCheck(r *http.Request, userID string) (policyCheckJSON, error) {
+	got, err := s.DB.AcceptedVersions(r.Context(), userID)
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return policyCheckJSON{}, err
 	}
+	res := policyCheckJSON{Outdated: []string{}, Current: map[string]string{}, Accepted: map[string]*string{}}
+	for _, doc := range documents {
+		current := s.currentVersion(doc)
+		res.Current[doc], res.Accepted[doc] = current, nil
+		switch {
+		case slices.Contains(got[doc], current):
+			res.Accepted[doc] = &current
+		case len(got[doc]) > 0:
+			res.Accepted[doc] = &got[doc][0] // the most recent
+			res.Outdated = append(res.Outdated, doc)
+		default:
+			res.Outdated = append(res.Outdated, doc)
+		}
+	}
+	res.RequiresReacceptance = len(res.Outdated) > 0
+	return res, nil
+}
+
+func (s *Server) policyStatus(w http.ResponseWriter, r *http.Request) error {
+	userID := callerOf(r).UserID
 	res, err := s.policyCheck(r, userID)
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
-	ok(w, http.StatusOK, res)
+	return ok(w, http.StatusOK, res)
 }
 
 type consentItem struct {
@@ -75,35 +91,27 @@ type consentItem struct {
 
 // acceptPolicies records consent to current versions, with the time, IP
 // address and user agent, as registration does.
-func (s *Server) acceptPolicies(w http.ResponseWriter, r *http.Request) {
-	userID, err := access.FromContext(r.Context()).RequireSession()
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
+func (s *Server) acceptPolicies(w http.ResponseWriter, r *http.Request) error {
+	userID := callerOf(r).UserID
 	items, err := decodeConsents(r)
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
 	consents, err := s.checkConsents(items)
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
 	for i := range consents {
 		consents[i].IP, consents[i].UserAgent = clientIP(r), r.UserAgent()
 	}
 	if err := s.DB.AcceptConsents(r.Context(), userID, consents, s.Now()); err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
 	res, err := s.policyCheck(r, userID)
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
-	ok(w, http.StatusOK, res)
+	return ok(w, http.StatusOK, res)
 }
 
 // decodeConsents reads the body, which must be a JSON array of consent

@@ -45,38 +45,6 @@ type longContextJSON struct {
 	CacheWrite1hPer1K *json.Number `json:"cache_write_1h_per_1k"`
 }
 
-func per1K(atto int64) json.Number { return json.Number(pricing.FormatRatePer1K(atto)) }
-
-func optPer1K(atto int64, published bool) *json.Number {
-	if !published {
-		return nil
-	}
-	n := per1K(atto)
-	return &n
-}
-
-func optTokens(n int64) *int64 {
-	if n <= 0 {
-		return nil
-	}
-	return &n
-}
-
-func optText(s string) *string {
-	if s == "" {
-		return nil
-	}
-	return &s
-}
-
-func optTime(t time.Time) *string {
-	if t.IsZero() {
-		return nil
-	}
-	s := ts(t)
-	return &s
-}
-
 func catalogueEntry(e pricing.Entry, updatedAt time.Time) catalogueEntryJSON {
 	out := catalogueEntryJSON{
 		Model: e.Model, Provider: e.Provider, Mode: e.Mode,
@@ -101,7 +69,7 @@ func catalogueEntry(e pricing.Entry, updatedAt time.Time) catalogueEntryJSON {
 
 // listPricing is GET /v1/pricing: every model, sorted by name; the optional
 // provider parameter keeps one provider's models.
-func (s *Server) listPricing(w http.ResponseWriter, r *http.Request) {
+func (s *Server) listPricing(w http.ResponseWriter, r *http.Request) error {
 	cat := s.Catalogue.Load()
 	provider := strings.ToLower(strings.TrimSpace(r.URL.Query().Get("provider")))
 	models := []catalogueEntryJSON{}
@@ -111,44 +79,40 @@ func (s *Server) listPricing(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	st := s.Pricing.Status()
-	ok(w, http.StatusOK, map[string]any{"models": models, "total": len(models), "source": cat.Source(),
-		"version": cat.Version(), "synced_at": optTime(st.SyncedAt)})
+	return ok(w, http.StatusOK, catalogueJSON{Models: models, Total: len(models), Source: cat.Source(),
+		Version: cat.Version(), SyncedAt: optTime(st.SyncedAt)})
 }
 
 // modelPricing is GET /v1/pricing/{model_name}: the name as a client sends
 // it (provider prefixes, dates, any case), raw or URL-encoded.
-func (s *Server) modelPricing(w http.ResponseWriter, r *http.Request) {
+func (s *Server) modelPricing(w http.ResponseWriter, r *http.Request) error {
 	name := mux.Vars(r)["model_name"]
 	cat := s.Catalogue.Load()
 	e, found := cat.Lookup(name)
 	if !found {
-		s.fail(w, r, unknownModel(cat, "model", name))
-		return
+		return unknownModel(cat, "model", name)
 	}
-	ok(w, http.StatusOK, catalogueEntry(e, s.Pricing.UpdatedAt(e.Model)))
+	return ok(w, http.StatusOK, catalogueEntry(e, s.Pricing.UpdatedAt(e.Model)))
 }
 
 // pricingVersion is GET /v1/pricing/versions/{version}: the catalogue an
 // event's price_version names, or with ?model= the one entry that priced
 // that model. Entries show the version's creation as updated_at. The
 // mirror keeps no versions.
-func (s *Server) pricingVersion(w http.ResponseWriter, r *http.Request) {
+func (s *Server) pricingVersion(w http.ResponseWriter, r *http.Request) error {
 	version := mux.Vars(r)["version"]
 	if s.Mirror {
-		s.fail(w, r, apierr.New(apierr.NotFound, "price versions are kept by the origin, not the mirror"))
-		return
+		return apierr.New(apierr.NotFound, "price versions are kept by the origin, not the mirror")
 	}
 	cat, created, err := s.DB.CatalogueVersion(r.Context(), version)
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
 	entries := cat.Entries()
 	if model := r.URL.Query().Get("model"); model != "" {
 		e, found := cat.Lookup(model)
 		if !found {
-			s.fail(w, r, unknownModel(cat, "model", model))
-			return
+			return unknownModel(cat, "model", model)
 		}
 		entries = []pricing.Entry{e}
 	}
@@ -156,8 +120,8 @@ func (s *Server) pricingVersion(w http.ResponseWriter, r *http.Request) {
 	for i, e := range entries {
 		models[i] = catalogueEntry(e, created)
 	}
-	ok(w, http.StatusOK, map[string]any{"version": cat.Version(), "source": cat.Source(),
-		"created_at": ts(created), "models": models, "total": len(models)})
+	return ok(w, http.StatusOK, versionJSON{Version: cat.Version(), Source: cat.Source(),
+		CreatedAt: ts(created), Models: models, Total: len(models)})
 }
 
 // unknownModel is the 404 for a model the catalogue does not price, with
@@ -175,30 +139,24 @@ func closeNames(cat *pricing.Catalogue, name string) string {
 	return "no close name; GET /v1/pricing lists every model"
 }
 
-type deprecationJSON struct {
-	Model           string `json:"model"`
-	DeprecationDate string `json:"deprecation_date"`
-	Replacement     string `json:"replacement,omitempty"`
-}
-
 // deprecations is GET /v1/pricing/deprecations, by date then model.
-func (s *Server) deprecations(w http.ResponseWriter, _ *http.Request) {
+func (s *Server) deprecations(w http.ResponseWriter, _ *http.Request) error {
 	out := []deprecationJSON{}
 	for _, d := range s.Catalogue.Load().Deprecations() {
 		out = append(out, deprecationJSON{d.Model, d.DeprecationDate, d.Replacement})
 	}
-	ok(w, http.StatusOK, map[string]any{"deprecations": out, "total": len(out)})
+	return ok(w, http.StatusOK, deprecationsJSON{Deprecations: out, Total: len(out)})
 }
 
 // syncStatus is GET /v1/pricing/sync/status. The last_* fields are about
 // the network sync; mode, models, changed_models and synced_at describe
 // the catalogue in force, whichever path (sync or import) put it there.
-func (s *Server) syncStatus(w http.ResponseWriter, _ *http.Request) {
+func (s *Server) syncStatus(w http.ResponseWriter, _ *http.Request) error {
 	st := s.Pricing.Status()
-	ok(w, http.StatusOK, map[string]any{
-		"source_url": optText(st.SourceURL), "last_attempt_at": optTime(st.LastAttemptAt),
-		"last_success_at": optTime(st.LastSuccessAt), "last_error": optText(st.LastError),
-		"models": st.Models, "changed_models": st.ChangedModels, "next_sync_at": optTime(st.NextSyncAt),
-		"mode": st.Mode, "source": st.Source, "version": st.Version, "synced_at": optTime(st.SyncedAt),
+	return ok(w, http.StatusOK, syncStatusJSON{
+		SourceURL: optText(st.SourceURL), LastAttemptAt: optTime(st.LastAttemptAt),
+		LastSuccessAt: optTime(st.LastSuccessAt), LastError: optText(st.LastError),
+		Models: st.Models, ChangedModels: st.ChangedModels, NextSyncAt: optTime(st.NextSyncAt),
+		Mode: st.Mode, Source: st.Source, Version: st.Version, SyncedAt: optTime(st.SyncedAt),
 	})
 }

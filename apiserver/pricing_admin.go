@@ -1,6 +1,7 @@
 package apiserver
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -10,7 +11,6 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/llmcost/llmcost/internal/access"
 	"github.com/llmcost/llmcost/internal/apierr"
 	"github.com/llmcost/llmcost/internal/postgres"
 )
@@ -19,38 +19,6 @@ import (
 // max_request_body_size (5 MiB by default, after gzip decoding) usually
 // binds first.
 const maxImportBody = 64 << 20
-
-// requireDeploymentAdmin admits a session whose user's e-mail is listed in
-// admin_emails (compared case-insensitively) and, when mail is configured,
-// verified: no credentials is 401, an API key or anyone else is 403.
-func (s *Server) requireDeploymentAdmin(r *http.Request) error {
-	p := access.FromContext(r.Context())
-	if p.Kind == access.APIKey {
-		return apierr.New(apierr.Forbidden, "an API key cannot do this; it needs a deployment admin's session")
-	}
-	userID, err := p.RequireSession()
-	if err != nil {
-		return err
-	}
-	user, err := s.DB.UserByID(r.Context(), userID)
-	if err != nil {
-		return err
-	}
-	for _, a := range s.AdminEmails {
-		if !strings.EqualFold(strings.TrimSpace(a), user.Email) {
-			continue
-		}
-		// Registering does not prove owning the address: where mail can
-		// prove it, an unverified account is not yet the admin it claims.
-		if !s.addressProven(user) {
-			return apierr.New(apierr.Forbidden, "verify your e-mail address before using admin operations").
-				WithHint("follow the link in the verification e-mail, or POST /v1/auth/verify-email/resend")
-		}
-		return nil
-	}
-	return apierr.New(apierr.Forbidden, "only deployment admins may do this").
-		WithHint("deployment admins are the e-mails listed in the server's admin_emails setting (LLMCOST_ADMIN_EMAILS)")
-}
 
 type skippedJSON struct {
 	Model  string `json:"model"`
@@ -61,36 +29,37 @@ type skippedJSON struct {
 // model_prices_and_context_window.json file, parsed and bounded exactly as
 // the network sync does, merged over the built-in prices, persisted and
 // put in force.
-func (s *Server) importPricing(w http.ResponseWriter, r *http.Request) {
-	if err := s.requireDeploymentAdmin(r); err != nil {
-		s.fail(w, r, err)
-		return
-	}
+func (s *Server) importPricing(w http.ResponseWriter, r *http.Request) error {
 	data, err := io.ReadAll(io.LimitReader(r.Body, maxImportBody+1))
 	var tooLarge *http.MaxBytesError
 	switch {
 	case errors.As(err, &tooLarge):
-		s.fail(w, r, apierr.Newf(apierr.PayloadTooLarge, "the price file exceeds the %d-byte request limit", tooLarge.Limit).
-			WithHint("gzip it (Content-Encoding: gzip; the limit applies after decoding) or raise http.max_request_body_size"))
-		return
+		return apierr.Newf(apierr.PayloadTooLarge, "the price file exceeds the %d-byte request limit", tooLarge.Limit).
+			WithHint("gzip it (Content-Encoding: gzip; the limit applies after decoding) or raise http.max_request_body_size")
 	case err != nil:
-		s.fail(w, r, apierr.New(apierr.BadRequest, "could not read the request body"))
-		return
+		return apierr.New(apierr.BadRequest, "could not read the request body")
 	case len(data) > maxImportBody:
-		s.fail(w, r, apierr.Newf(apierr.PayloadTooLarge, "the price file exceeds %d bytes", maxImportBody))
-		return
+		return apierr.Newf(apierr.PayloadTooLarge, "the price file exceeds %d bytes", maxImportBody)
 	}
 	rep, err := s.Pricing.Import(r.Context(), data)
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
 	skipped := make([]skippedJSON, len(rep.Skipped))
 	for i, k := range rep.Skipped {
 		skipped[i] = skippedJSON{k.Model, k.Reason}
 	}
-	ok(w, http.StatusOK, map[string]any{"imported": rep.Imported, "skipped": skipped,
-		"changed_models": rep.ChangedModels, "version": rep.Version, "models": s.Catalogue.Load().Len()})
+	return ok(w, http.StatusOK, importJSON{Imported: rep.Imported, Skipped: skipped,
+		ChangedModels: rep.ChangedModels, Version: rep.Version, Models: s.Catalogue.Load().Len()})
+}
+
+// importJSON is the report of a price import.
+type importJSON struct {
+	Imported      int           `json:"imported"`
+	Skipped       []skippedJSON `json:"skipped"`
+	ChangedModels []string      `json:"changed_models"`
+	Version       string        `json:"version"`
+	Models        int           `json:"models"`
 }
 
 type repriceRequest struct {
@@ -102,42 +71,47 @@ type repriceRequest struct {
 }
 
 type repriceChangeJSON struct {
-	Model    string `json:"model"`
-	Events   int64  `json:"events"`
-	OldTotal any    `json:"old_total"`
-	NewTotal any    `json:"new_total"`
+	Model    string      `json:"model"`
+	Events   int64       `json:"events"`
+	OldTotal json.Number `json:"old_total"`
+	NewTotal json.Number `json:"new_total"`
+}
+
+// repriceJSON is the report of a re-pricing (or its dry run).
+type repriceJSON struct {
+	DryRun       bool                `json:"dry_run"`
+	Events       int64               `json:"events"`
+	OldTotal     json.Number         `json:"old_total"`
+	NewTotal     json.Number         `json:"new_total"`
+	Changes      []repriceChangeJSON `json:"changes"`
+	PriceVersion string              `json:"price_version"`
+	Start        string              `json:"start"`
+	End          string              `json:"end"`
 }
 
 // reprice is POST /v1/pricing/reprice: re-price stored events in a time
 // range with the catalogue in force. dry_run defaults to true.
-func (s *Server) reprice(w http.ResponseWriter, r *http.Request) {
-	if err := s.requireDeploymentAdmin(r); err != nil {
-		s.fail(w, r, err)
-		return
-	}
+func (s *Server) reprice(w http.ResponseWriter, r *http.Request) error {
 	var req repriceRequest
 	if err := decode(r, &req); err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
 	f, err := checkReprice(&req)
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
 	dryRun := req.DryRun == nil || *req.DryRun
 	res, err := s.DB.Reprice(r.Context(), s.Catalogue.Load(), f, dryRun)
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
 	changes := make([]repriceChangeJSON, len(res.Changes))
 	for i, c := range res.Changes {
 		changes[i] = repriceChangeJSON{c.Model, c.Events, usdNumber(c.OldTotal), usdNumber(c.NewTotal)}
 	}
-	ok(w, http.StatusOK, map[string]any{"dry_run": dryRun, "events": res.Events,
-		"old_total": usdNumber(res.OldTotal), "new_total": usdNumber(res.NewTotal), "changes": changes,
-		"price_version": res.PriceVersion, "start": ts(f.Start), "end": ts(f.End)})
+	return ok(w, http.StatusOK, repriceJSON{DryRun: dryRun, Events: res.Events,
+		OldTotal: usdNumber(res.OldTotal), NewTotal: usdNumber(res.NewTotal), Changes: changes,
+		PriceVersion: res.PriceVersion, Start: ts(f.Start), End: ts(f.End)})
 }
 
 // checkReprice validates a re-pricing request: start and end ISO 8601 with

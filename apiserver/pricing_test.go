@@ -189,12 +189,16 @@ func TestPricingListAndDeprecations(t *testing.T) {
 // the origin serves the admin routes beside them (401 without a session).
 func TestMirrorRouteTable(t *testing.T) {
 	mirror, origin := pricingServer(t, true), pricingServer(t, false)
-	for _, c := range []struct{ method, path string }{
-		{"POST", "/v1/pricing/import"}, {"POST", "/v1/pricing/reprice"}, {"POST", "/v1/auth/register"},
-		{"POST", "/v1/auth/login"}, {"POST", "/v1/projects"}, {"GET", "/v1/projects/me"},
+	for _, c := range []struct {
+		method, path string
+		status       int
+	}{
+		{"POST", "/v1/pricing/import", 404}, {"POST", "/v1/pricing/reprice", 404}, {"POST", "/v1/auth/register", 404},
+		{"POST", "/v1/auth/login", 404}, {"POST", "/v1/projects", 404}, {"GET", "/v1/projects/me", 404},
+		{"POST", "/v1/events/batch", 404}, {"GET", "/v1/events", 404}, {"POST", "/v1/otlp/v1/logs", 404},
 	} {
-		if r := pricingDo(t, c.method, mirror+c.path, "{}"); r.status != 404 {
-			t.Errorf("mirror %s %s: %d, want 404", c.method, c.path, r.status)
+		if r := pricingDo(t, c.method, mirror+c.path, "{}"); r.status != c.status {
+			t.Errorf("mirror %s %s: %d, want %d", c.method, c.path, r.status, c.status)
 		}
 	}
 	for _, path := range []string{"/v1/pricing/import", "/v1/pricing/reprice"} {

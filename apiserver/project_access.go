@@ -8,6 +8,7 @@ import (
 
 	"github.com/llmcost/llmcost/internal/access"
 	"github.com/llmcost/llmcost/internal/apierr"
+	"github.com/llmcost/llmcost/internal/postgres"
 )
 
 func isNotFound(err error) bool { return apierr.As(err).Code == apierr.NotFound }
@@ -22,14 +23,8 @@ func pathID(r *http.Request, name, what string) (string, error) {
 	return id.String(), nil
 }
 
-// projectID is the project named by the path ({id} or {project_id}).
-func projectID(r *http.Request) (string, error) {
-	name := "project_id"
-	if _, ok := mux.Vars(r)["id"]; ok {
-		name = "id"
-	}
-	return pathID(r, name, "project")
-}
+// projectID is the project named by the path's {project_id}.
+func projectID(r *http.Request) (string, error) { return pathID(r, "project_id", "project") }
 
 // sessionProject resolves the path's project for a session holding perm:
 // not an accepted member is 404 (another project's existence is not
@@ -64,4 +59,27 @@ func (s *Server) bearerProject(r *http.Request, perm access.Permission) (string,
 			WithHint("use a session of a project admin")
 	}
 	return id, nil
+}
+
+// addressProven reports whether u's e-mail may be trusted as theirs: it is
+// verified, or the deployment has no mail to verify it with, where refusing
+// would leave invitations unanswerable (and nothing could prove it anyway).
+func (s *Server) addressProven(u postgres.User) bool {
+	return u.EmailVerified || s.Accounts.Mailer == nil
+}
+
+// verifiedUser returns the session's user, who must have confirmed their
+// address where mail can confirm it: invitations are addressed by e-mail,
+// and registering does not prove owning one.
+func (s *Server) verifiedUser(r *http.Request) (postgres.User, error) {
+	userID, err := access.FromContext(r.Context()).RequireSession()
+	if err != nil {
+		return postgres.User{}, err
+	}
+	u, err := s.DB.UserByID(r.Context(), userID)
+	if err == nil && !s.addressProven(u) {
+		err = apierr.New(apierr.Forbidden, "confirm your e-mail address before answering invitations").
+			WithHint("open the link in the verification mail, or ask for a new one with POST /v1/auth/verify-email/resend")
+	}
+	return u, err
 }

@@ -5,7 +5,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/llmcost/llmcost/internal/access"
 	"github.com/llmcost/llmcost/internal/apierr"
 	"github.com/llmcost/llmcost/internal/authn"
 	"github.com/llmcost/llmcost/internal/postgres"
@@ -16,70 +15,39 @@ type createProjectRequest struct {
 	Description string `json:"description"`
 }
 
-// projectJSON is the Project resource; api_key is set only on create and
-// rotate, and key_prefix only alongside it.
-func projectJSON(p postgres.Project, key string) map[string]any {
-	out := map[string]any{
-		"id": p.ID, "name": p.Name, "description": p.Description, "is_active": p.IsActive,
-		"created_at": ts(p.CreatedAt), "updated_at": ts(p.UpdatedAt),
-		"api_key": nil, "key_prefix": nil,
-	}
-	if key != "" {
-		out["api_key"], out["key_prefix"] = key, p.KeyPrefix
-		out["owner_id"] = p.OwnerID
-		out["warning"] = "Store this API key now: it cannot be retrieved later."
-	}
-	return out
-}
-
-func (s *Server) createProject(w http.ResponseWriter, r *http.Request) {
-	userID, err := access.FromContext(r.Context()).RequireSession()
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
+func (s *Server) createProject(w http.ResponseWriter, r *http.Request) error {
+	userID := callerOf(r).UserID
 	var req createProjectRequest
 	if err := decode(r, &req); err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
 	req.Name = strings.TrimSpace(req.Name)
 	switch {
 	case req.Name == "":
-		s.fail(w, r, apierr.Field("name", "is required"))
-		return
+		return apierr.Field("name", "is required")
 	case utf8.RuneCountInString(req.Name) > 200:
-		s.fail(w, r, apierr.Field("name", "must be at most 200 characters"))
-		return
+		return apierr.Field("name", "must be at most 200 characters")
 	case utf8.RuneCountInString(req.Description) > 2000:
-		s.fail(w, r, apierr.Field("description", "must be at most 2000 characters"))
-		return
+		return apierr.Field("description", "must be at most 2000 characters")
 	}
 	user, err := s.DB.UserByID(r.Context(), userID)
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
 	key := authn.NewAPIKey()
 	proj, err := s.DB.CreateProject(r.Context(), postgres.NewProject{Name: req.Name, Description: req.Description,
 		OwnerID: user.ID, OwnerEmail: user.Email, KeyHash: authn.Hash(key), KeyPrefix: authn.KeyPrefix(key)})
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
-	ok(w, http.StatusCreated, projectJSON(proj, key))
+	return ok(w, http.StatusCreated, newProjectJSON(proj).withKey(proj, key))
 }
 
-func (s *Server) keyProject(w http.ResponseWriter, r *http.Request) {
-	projectID, err := access.FromContext(r.Context()).RequireAPIKey()
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
+func (s *Server) keyProject(w http.ResponseWriter, r *http.Request) error {
+	projectID := callerOf(r).ProjectID
 	proj, err := s.DB.ProjectByID(r.Context(), projectID)
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
-	ok(w, http.StatusOK, projectJSON(proj, ""))
+	return ok(w, http.StatusOK, newProjectJSON(proj))
 }

@@ -12,48 +12,35 @@ import (
 )
 
 // listProjects is GET /v1/projects: the caller's projects with their role.
-func (s *Server) listProjects(w http.ResponseWriter, r *http.Request) {
-	userID, err := access.FromContext(r.Context()).RequireSession()
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
+func (s *Server) listProjects(w http.ResponseWriter, r *http.Request) error {
+	userID := callerOf(r).UserID
 	rows, err := s.DB.UserProjects(r.Context(), userID)
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
-	out := make([]map[string]any, 0, len(rows))
+	out := make([]projectJSON, 0, len(rows))
 	for _, p := range rows {
-		j := projectJSON(p.Project, "")
-		j["role"], j["is_owner"] = p.Role, p.IsOwner
-		out = append(out, j)
+		out = append(out, newProjectJSON(p.Project).withRole(p.Role, p.IsOwner))
 	}
-	ok(w, http.StatusOK, map[string]any{"projects": out, "total": len(out)})
+	return ok(w, http.StatusOK, projectListJSON{Projects: out, Total: len(out)})
 }
 
-// getProject is GET /v1/projects/{id}, for members and the project's key.
-func (s *Server) getProject(w http.ResponseWriter, r *http.Request) {
-	id, err := s.bearerProject(r, access.ViewAnalytics)
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
+// getProject is GET /v1/projects/{project_id}, for members and the project's key.
+func (s *Server) getProject(w http.ResponseWriter, r *http.Request) error {
+	id := callerOf(r).ProjectID
 	p, err := s.DB.ProjectByID(r.Context(), id)
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
-	j := projectJSON(p, "")
+	j := newProjectJSON(p)
 	if pr := access.FromContext(r.Context()); pr.Kind == access.Session {
 		role, owner, err := s.DB.MemberRole(r.Context(), id, pr.UserID)
 		if err != nil {
-			s.fail(w, r, err)
-			return
+			return err
 		}
-		j["role"], j["is_owner"] = role, owner
+		j = j.withRole(role, owner)
 	}
-	ok(w, http.StatusOK, j)
+	return ok(w, http.StatusOK, j)
 }
 
 type projectPatch struct {
@@ -80,57 +67,40 @@ func checkProjectPatch(req *projectPatch) error {
 }
 
 // updateProject is PATCH /v1/projects/{project_id}; absent fields stay.
-func (s *Server) updateProject(w http.ResponseWriter, r *http.Request) {
-	id, err := s.bearerProject(r, access.EditProject)
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
+func (s *Server) updateProject(w http.ResponseWriter, r *http.Request) error {
+	id := callerOf(r).ProjectID
 	var req projectPatch
 	if err := decode(r, &req); err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
 	if err := checkProjectPatch(&req); err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
 	p, err := s.DB.UpdateProject(r.Context(), id, postgres.ProjectUpdate{Name: req.Name,
 		Description: req.Description, IsActive: req.IsActive}, s.Now())
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
-	ok(w, http.StatusOK, projectJSON(p, ""))
+	return ok(w, http.StatusOK, newProjectJSON(p))
 }
 
 // deleteProject removes the project with its events and analytics.
-func (s *Server) deleteProject(w http.ResponseWriter, r *http.Request) {
-	id, err := s.bearerProject(r, access.DeleteProject)
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
+func (s *Server) deleteProject(w http.ResponseWriter, r *http.Request) error {
+	id := callerOf(r).ProjectID
 	if err := s.DB.DeleteProject(r.Context(), id); err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
-	ok(w, http.StatusOK, map[string]string{"status": "deleted", "project_id": id})
+	return ok(w, http.StatusOK, projectDeletedJSON{Status: "deleted", ProjectID: id})
 }
 
 // rotateKey replaces the project's API key; the old one fails at once.
-func (s *Server) rotateKey(w http.ResponseWriter, r *http.Request) {
-	id, _, err := s.sessionProject(r, access.ManageKeys)
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
+func (s *Server) rotateKey(w http.ResponseWriter, r *http.Request) error {
+	id := callerOf(r).ProjectID
 	key := authn.NewAPIKey()
 	p, err := s.DB.RotateKey(r.Context(), id, authn.Hash(key), authn.KeyPrefix(key), s.Now())
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
-	ok(w, http.StatusOK, map[string]any{"status": "rotated", "project_id": p.ID, "api_key": key,
-		"key_prefix": p.KeyPrefix, "message": "Store this API key now: it cannot be retrieved later. The previous key no longer works."})
+	return ok(w, http.StatusOK, keyRotatedJSON{Status: "rotated", ProjectID: p.ID, APIKey: key,
+		KeyPrefix: p.KeyPrefix, Message: storeKeyWarning + " The previous key no longer works."})
 }

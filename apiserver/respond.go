@@ -9,8 +9,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"go.uber.org/zap"
-
+	"github.com/llmcost/llmcost/apiserver/respond"
 	"github.com/llmcost/llmcost/internal/apierr"
 )
 
@@ -48,17 +47,11 @@ func decode(r *http.Request, dst any) error {
 	return nil
 }
 
-// fail logs the cause of server-side errors and writes the envelope.
-func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
-	e := apierr.As(err)
-	if e.Status() >= 500 {
-		s.Logger.Warn("request failed", zap.String("method", r.Method), zap.String("path", r.URL.Path),
-			zap.String("code", e.Code), zap.Error(e.Cause))
-	}
-	apierr.Write(w, e)
-}
+// ok writes v as the JSON answer with status.
+func ok(w http.ResponseWriter, status int, v any) error { return respond.JSON(w, status, v) }
 
-func ok(w http.ResponseWriter, status int, v any) { apierr.WriteJSON(w, status, v) }
+// noContent answers 204.
+func noContent(w http.ResponseWriter) error { return respond.NoContent(w) }
 
 // ts formats a timestamp the way every response does.
 func ts(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }

@@ -1,61 +1,74 @@
 package apiserver
 
-import "github.com/gorilla/mux"
+import "github.com/llmcost/llmcost/internal/access"
 
-// routes is the one route table. Specific paths come before parameterised
-// ones (/v1/projects/me before /v1/projects/{id}). Routes contributed by the
-// pipeline (event ingest and listing, OTLP) are added at run time by Handle.
-func (s *Server) routes(r *mux.Router) {
-	v1 := r.PathPrefix("/v1").Subrouter()
+// The one route table: every route the origin serves, with the guard that
+// states the credential and permission it needs (guards.go). Paths use one
+// name per thing ({project_id}, {user_id}). Slots are the pipeline's routes:
+// the costevents receiver fills them while it runs (Fill); an empty slot
+// answers 503 with Retry-After. A known path with another method answers
+// 405 with Allow, an unknown path 404, both in the error envelope.
 
-	v1.HandleFunc("/health", s.health).Methods("GET")
-
-	// Public pricing, served by the mirror too. Model names may contain "/"
-	// and ":" (raw or URL-encoded), so {model_name} spans segments and comes
-	// after the specific /v1/pricing paths.
-	v1.HandleFunc("/pricing", s.listPricing).Methods("GET")
-	v1.HandleFunc("/pricing/deprecations", s.deprecations).Methods("GET")
-	v1.HandleFunc("/pricing/sync/status", s.syncStatus).Methods("GET")
-	v1.HandleFunc("/pricing/versions/{version}", s.pricingVersion).Methods("GET")
-	v1.HandleFunc("/pricing/{model_name:.+}", s.modelPricing).Methods("GET")
-	v1.HandleFunc("/estimate", s.estimate).Methods("POST")
-	if s.Mirror {
-		return // the mirror serves the routes above and nothing else
+// mirrorRoutes are served by the origin and the mirror alike. Model names
+// may contain "/" and ":" (raw or URL-encoded), so {model_name} spans
+// segments and comes after the specific /v1/pricing paths.
+func (s *Server) mirrorRoutes() []route {
+	return []route{
+		get("/v1/health", public, s.health),
+		get("/v1/pricing", public, s.listPricing),
+		get("/v1/pricing/deprecations", public, s.deprecations),
+		get("/v1/pricing/sync/status", public, s.syncStatus),
+		get("/v1/pricing/versions/{version}", public, s.pricingVersion),
+		get("/v1/pricing/{model_name:.+}", public, s.modelPricing),
+		post("/v1/estimate", public, s.estimate),
 	}
-	v1.HandleFunc("/pricing/import", s.importPricing).Methods("POST")
-	v1.HandleFunc("/pricing/reprice", s.reprice).Methods("POST")
+}
 
-	v1.HandleFunc("/auth/register", s.register).Methods("POST")
-	v1.HandleFunc("/auth/login", s.login).Methods("POST")
-	v1.HandleFunc("/auth/google", s.googleSignIn).Methods("POST")
-	v1.HandleFunc("/auth/github", s.githubSignIn).Methods("POST")
-	v1.HandleFunc("/auth/refresh", s.refresh).Methods("POST")
-	v1.HandleFunc("/auth/logout", s.logout).Methods("POST")
-	v1.HandleFunc("/auth/logout-all", s.logoutAll).Methods("POST")
-	v1.HandleFunc("/auth/me", s.me).Methods("GET")
-	v1.HandleFunc("/auth/me", s.updateMe).Methods("PATCH")
-	v1.HandleFunc("/auth/password/change", s.changePassword).Methods("POST")
-	v1.HandleFunc("/auth/password/reset-request", s.resetRequest).Methods("POST")
-	v1.HandleFunc("/auth/password/reset", s.resetPassword).Methods("POST")
-	v1.HandleFunc("/auth/verify-email", s.verifyEmail).Methods("POST")
-	v1.HandleFunc("/auth/verify-email/resend", s.resendVerification).Methods("POST")
-	v1.HandleFunc("/auth/policies/current", s.currentPolicies).Methods("GET")
-	v1.HandleFunc("/auth/policies/status", s.policyStatus).Methods("GET")
-	v1.HandleFunc("/auth/policies/accept", s.acceptPolicies).Methods("POST")
+// originRoutes need the database. Specific paths come before parameterised
+// ones (/v1/projects/me before /v1/projects/{project_id}).
+func (s *Server) originRoutes() []route {
+	return []route{
+		post("/v1/pricing/import", deploymentAdmin, s.importPricing),
+		post("/v1/pricing/reprice", deploymentAdmin, s.reprice),
 
-	v1.HandleFunc("/projects", s.createProject).Methods("POST")
-	v1.HandleFunc("/projects", s.listProjects).Methods("GET")
-	v1.HandleFunc("/projects/me", s.keyProject).Methods("GET")
-	v1.HandleFunc("/projects/invitations/pending", s.pendingInvitations).Methods("GET")
-	v1.HandleFunc("/projects/{id}", s.getProject).Methods("GET")
-	v1.HandleFunc("/projects/{project_id}", s.updateProject).Methods("PATCH")
-	v1.HandleFunc("/projects/{project_id}", s.deleteProject).Methods("DELETE")
-	v1.HandleFunc("/projects/{project_id}/api-key/rotate", s.rotateKey).Methods("POST")
-	v1.HandleFunc("/projects/{project_id}/members", s.listMembers).Methods("GET")
-	v1.HandleFunc("/projects/{project_id}/members", s.invite).Methods("POST")
-	v1.HandleFunc("/projects/{project_id}/members/{user_id}", s.changeRole).Methods("PATCH")
-	v1.HandleFunc("/projects/{project_id}/members/{user_id}", s.removeMember).Methods("DELETE")
-	v1.HandleFunc("/projects/{project_id}/invitations/accept", s.acceptInvitation).Methods("POST")
-	v1.HandleFunc("/projects/{project_id}/invitations/decline", s.declineInvitation).Methods("POST")
-	v1.HandleFunc("/projects/{project_id}/leave", s.leaveProject).Methods("POST")
+		post("/v1/events/batch", apiKey(access.CreateEvents), s.slot(SlotEventsBatch)),
+		post("/v1/otlp/v1/logs", apiKey(access.CreateEvents), s.slot(SlotOTLPLogs)),
+		post("/v1/otlp/v1/metrics", apiKey(access.CreateEvents), s.slot(SlotOTLPMetrics)),
+		post("/v1/otlp/v1/traces", apiKey(access.CreateEvents), s.slot(SlotOTLPTraces)),
+		get("/v1/events", projectParam(access.ViewAnalytics), s.listEvents),
+
+		post("/v1/auth/register", public, s.register),
+		post("/v1/auth/login", public, s.login),
+		post("/v1/auth/google", public, s.googleSignIn),
+		post("/v1/auth/github", public, s.githubSignIn),
+		post("/v1/auth/refresh", public, s.refresh),
+		post("/v1/auth/logout", session, s.logout),
+		post("/v1/auth/logout-all", session, s.logoutAll),
+		get("/v1/auth/me", session, s.me),
+		patch("/v1/auth/me", session, s.updateMe),
+		post("/v1/auth/password/change", session, s.changePassword),
+		post("/v1/auth/password/reset-request", public, s.resetRequest),
+		post("/v1/auth/password/reset", public, s.resetPassword),
+		post("/v1/auth/verify-email", public, s.verifyEmail),
+		post("/v1/auth/verify-email/resend", session, s.resendVerification),
+		get("/v1/auth/policies/current", public, s.currentPolicies),
+		get("/v1/auth/policies/status", session, s.policyStatus),
+		post("/v1/auth/policies/accept", session, s.acceptPolicies),
+
+		post("/v1/projects", session, s.createProject),
+		get("/v1/projects", session, s.listProjects),
+		get("/v1/projects/me", apiKey(access.ViewAnalytics), s.keyProject),
+		get("/v1/projects/invitations/pending", verifiedSession, s.pendingInvitations),
+		get("/v1/projects/{project_id}", memberOrKey(access.ViewAnalytics), s.getProject),
+		patch("/v1/projects/{project_id}", memberOrKey(access.EditProject), s.updateProject),
+		del("/v1/projects/{project_id}", memberOrKey(access.DeleteProject), s.deleteProject),
+		post("/v1/projects/{project_id}/api-key/rotate", memberWith(access.ManageKeys), s.rotateKey),
+		get("/v1/projects/{project_id}/members", memberWith(access.ViewAnalytics), s.listMembers),
+		post("/v1/projects/{project_id}/members", memberWith(access.ManageMembers), s.invite),
+		patch("/v1/projects/{project_id}/members/{user_id}", memberWith(access.ManageMembers), s.changeRole),
+		del("/v1/projects/{project_id}/members/{user_id}", memberWith(access.ManageMembers), s.removeMember),
+		post("/v1/projects/{project_id}/invitations/accept", inviteeSession, s.acceptInvitation),
+		post("/v1/projects/{project_id}/invitations/decline", inviteeSession, s.declineInvitation),
+		post("/v1/projects/{project_id}/leave", anyMember, s.leaveProject),
+	}
 }

@@ -1,18 +1,18 @@
-// Package apiserver is the REST surface: one route table, the middleware
-// every response passes through (recovery, credentials, rate limit), and
-// straight-line handlers that call the store and the domain packages.
+// Package apiserver is the REST surface: one route table (routes.go), the
+// middleware every response passes through (recovery, credentials, rate
+// limit), the guard each route declares, and straight-line handlers of the
+// one shape func(w, r) error that call the store and the domain packages.
 package apiserver
 
 import (
 	"net/http"
-	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/gorilla/mux"
 	"go.uber.org/zap"
 
-	"github.com/llmcost/llmcost/internal/apierr"
+	"github.com/llmcost/llmcost/apiserver/respond"
 	"github.com/llmcost/llmcost/internal/catalogsync"
 	"github.com/llmcost/llmcost/internal/postgres"
 	"github.com/llmcost/llmcost/internal/pricing"
@@ -26,6 +26,10 @@ type Policies struct {
 	PrivacyVersion string
 	PrivacyURL     string
 }
+
+// DefaultMaxListLimit is the largest page of a list endpoint when Deps
+// sets none.
+const DefaultMaxListLimit = 1000
 
 // Deps is what the handlers need; the extension owns all of it.
 type Deps struct {
@@ -47,20 +51,23 @@ type Deps struct {
 	Mirror bool
 	// Accounts configures mail and social sign-in for the account routes.
 	Accounts Accounts
+	// MaxListLimit bounds the limit parameter of list endpoints
+	// (DefaultMaxListLimit when 0).
+	MaxListLimit int
 }
 
-// Server routes requests; components may add exact routes while it runs.
+// Server routes requests through the one route table.
 type Server struct {
 	Deps
 	router *mux.Router
-	acct   *accountState
-
-	mu      sync.RWMutex
-	dynamic map[string]http.Handler // "METHOD /path"
-	paths   map[string]bool
+	table  []route
+	slots  map[Slot]*slotHolder
+	// offMirror are the routes a mirror knows of but does not serve.
+	offMirror map[*mux.Route]bool
+	acct      *accountState
 }
 
-// New builds the server and its route table.
+// New builds the server and registers its route table.
 func New(d Deps) *Server {
 	if d.Now == nil {
 		d.Now = time.Now
@@ -68,85 +75,22 @@ func New(d Deps) *Server {
 	if d.Pricing == nil && d.Catalogue != nil {
 		d.Pricing = catalogsync.New(catalogsync.Options{Catalogue: d.Catalogue})
 	}
-	s := &Server{Deps: d, dynamic: map[string]http.Handler{}, paths: map[string]bool{}}
+	if d.MaxListLimit <= 0 {
+		d.MaxListLimit = DefaultMaxListLimit
+	}
+	s := &Server{Deps: d, slots: map[Slot]*slotHolder{}, offMirror: map[*mux.Route]bool{}}
 	s.acct = newAccountState(d.Now)
+	mirror, origin := s.mirrorRoutes(), s.originRoutes()
+	s.table = append(mirror, origin...)
 	s.router = mux.NewRouter()
-	s.routes(s.router)
-	s.router.NotFoundHandler = http.HandlerFunc(s.serveDynamic)
-	s.router.MethodNotAllowedHandler = http.HandlerFunc(s.serveDynamic)
+	s.mount(mirror, true)
+	s.mount(origin, !d.Mirror)
+	s.router.NotFoundHandler = respond.Handler(s.Logger, notFound)
+	s.router.MethodNotAllowedHandler = respond.Handler(s.Logger, s.methodNotAllowed)
 	return s
 }
 
 // Handler is the server's root handler with all middleware applied.
 func (s *Server) Handler() http.Handler {
 	return s.recoverer(s.credentials(s.rateLimit(s.router)))
-}
-
-// Handle registers an exact route ("POST /v1/events/batch") contributed by a
-// pipeline component. A gorilla/mux router must not change while serving,
-// so these live in a mutex-guarded map consulted after the static table.
-func (s *Server) Handle(pattern string, h http.Handler) (func(), error) {
-	_, path, ok := splitPattern(pattern)
-	if !ok {
-		return nil, apierr.Newf(apierr.Internal, "route %q must be \"METHOD /path\"", pattern)
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if _, dup := s.dynamic[pattern]; dup {
-		return nil, apierr.Newf(apierr.Conflict, "route %q is already registered", pattern)
-	}
-	s.dynamic[pattern] = h
-	s.paths[path] = true
-	return func() {
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		delete(s.dynamic, pattern)
-		delete(s.paths, path)
-		for k := range s.dynamic {
-			if _, p, _ := splitPattern(k); p == path {
-				s.paths[path] = true
-			}
-		}
-	}, nil
-}
-
-func (s *Server) serveDynamic(w http.ResponseWriter, r *http.Request) {
-	s.mu.RLock()
-	h := s.dynamic[r.Method+" "+r.URL.Path]
-	known := s.paths[r.URL.Path]
-	s.mu.RUnlock()
-	switch {
-	case h != nil:
-		h.ServeHTTP(w, r)
-	case known:
-		w.Header().Set("Allow", s.allowed(r.URL.Path))
-		apierr.WriteJSON(w, http.StatusMethodNotAllowed, map[string]any{"error": map[string]string{
-			"code": apierr.BadRequest, "message": r.Method + " is not allowed on " + r.URL.Path}})
-	default:
-		apierr.Write(w, apierr.Newf(apierr.NotFound, "no route %s %s", r.Method, r.URL.Path))
-	}
-}
-
-func (s *Server) allowed(path string) string {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	out := ""
-	for k := range s.dynamic {
-		if m, p, _ := splitPattern(k); p == path {
-			if out != "" {
-				out += ", "
-			}
-			out += m
-		}
-	}
-	return out
-}
-
-func splitPattern(pattern string) (method, path string, ok bool) {
-	for i := 0; i < len(pattern); i++ {
-		if pattern[i] == ' ' {
-			return pattern[:i], pattern[i+1:], i > 0 && i+1 < len(pattern) && pattern[i+1] == '/'
-		}
-	}
-	return "", "", false
 }

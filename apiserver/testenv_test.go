@@ -21,6 +21,7 @@ import (
 	"github.com/llmcost/llmcost/internal/mail/smtptest"
 	"github.com/llmcost/llmcost/internal/postgres"
 	"github.com/llmcost/llmcost/internal/postgres/pgtest"
+	"github.com/llmcost/llmcost/internal/pricing"
 	"github.com/llmcost/llmcost/internal/ratelimit"
 	"github.com/llmcost/llmcost/internal/social"
 	"github.com/llmcost/llmcost/internal/social/socialtest"
@@ -80,7 +81,9 @@ func newEnv(t *testing.T) *env {
 // over the same database with changed ones.
 func (e *env) deps(log *zap.Logger) Deps {
 	client := &http.Client{Timeout: 5 * time.Second}
-	return Deps{DB: e.db, Logger: log, Version: "test", Limiter: ratelimit.New(1_000_000, time.Minute),
+	var cat atomic.Pointer[pricing.Catalogue]
+	cat.Store(pricing.Builtin())
+	return Deps{DB: e.db, Catalogue: &cat, Logger: log, Version: "test", Limiter: ratelimit.New(1_000_000, time.Minute),
 		Policies: Policies{TermsVersion: testPolicy, PrivacyVersion: testPolicy, TermsURL: "/legal/terms", PrivacyURL: "/legal/privacy"},
 		Now:      e.clock.Now,
 		Accounts: Accounts{

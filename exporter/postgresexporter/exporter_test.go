@@ -12,6 +12,7 @@ import (
 	"go.opentelemetry.io/collector/exporter/exportertest"
 	"go.opentelemetry.io/collector/pdata/plog"
 
+	"github.com/llmcost/llmcost/apiserver/respond"
 	"github.com/llmcost/llmcost/internal/apierr"
 	"github.com/llmcost/llmcost/internal/costapitest"
 	"github.com/llmcost/llmcost/internal/event"
@@ -100,8 +101,8 @@ func TestADatabaseOutageIsRetryable(t *testing.T) {
 	if consumererror.IsPermanent(err) {
 		t.Fatalf("outage reported as permanent: %v", err)
 	}
-	if got := apierr.As(err); got.Code != apierr.Unavailable || got.Status() != 503 {
-		t.Fatalf("outage maps to %s (%d), want unavailable (503): %v", got.Code, got.Status(), err)
+	if got := apierr.As(err); got.Code != apierr.Unavailable || respond.Status(got.Code) != 503 {
+		t.Fatalf("outage maps to %s (%d), want unavailable (503): %v", got.Code, respond.Status(got.Code), err)
 	}
 	if res.Fills() != 0 {
 		t.Fatal("a failed write filled the result")

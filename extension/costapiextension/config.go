@@ -44,6 +44,9 @@ type Config struct {
 	AdminEmails []string `mapstructure:"admin_emails"`
 	// Pricing configures the price catalogue's network sync.
 	Pricing PricingConfig `mapstructure:"pricing"`
+	// MaxListLimit bounds the limit parameter of list endpoints
+	// (GET /v1/events).
+	MaxListLimit int `mapstructure:"max_list_limit"`
 }
 
 // RateLimitConfig is a fixed-window quota.
@@ -73,6 +76,9 @@ func (c *Config) Validate() error {
 	}
 	if c.MaxConns < 0 {
 		errs = append(errs, fmt.Errorf("max_conns: must be ≥ 0, got %d", c.MaxConns))
+	}
+	if c.MaxListLimit < 1 {
+		errs = append(errs, fmt.Errorf("max_list_limit: must be ≥ 1, got %d", c.MaxListLimit))
 	}
 	if c.RateLimit.Requests < 1 {
 		errs = append(errs, fmt.Errorf("rate_limit.requests: must be ≥ 1, got %d", c.RateLimit.Requests))

@@ -17,6 +17,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/llmcost/llmcost/apiserver"
+	"github.com/llmcost/llmcost/apiserver/respond"
 	"github.com/llmcost/llmcost/internal/apierr"
 	"github.com/llmcost/llmcost/internal/catalogsync"
 	"github.com/llmcost/llmcost/internal/postgres"
@@ -88,7 +89,7 @@ func (e *Extension) Start(ctx context.Context, host component.Host) error {
 		Policies: apiserver.Policies{TermsVersion: e.cfg.Policies.TermsVersion, TermsURL: e.cfg.Policies.TermsURL,
 			PrivacyVersion: e.cfg.Policies.PrivacyVersion, PrivacyURL: e.cfg.Policies.PrivacyURL},
 		Pricing: e.sync, AdminEmails: e.cfg.adminEmails(),
-		Accounts: e.cfg.Accounts.accounts(log),
+		Accounts: e.cfg.Accounts.accounts(log), MaxListLimit: e.cfg.MaxListLimit,
 	})
 	return e.listen(ctx, host)
 }
@@ -154,15 +155,17 @@ func (e *Extension) Shutdown(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
-// Handle registers an exact route ("POST /v1/events/batch") on the server.
-func (e *Extension) Handle(pattern string, h http.Handler) (func(), error) {
+// Fill serves h on the route table's slot until release is called; the
+// costevents receiver fills its slots at Start and releases them at
+// Shutdown. An empty slot answers 503 with Retry-After.
+func (e *Extension) Fill(slot apiserver.Slot, h respond.Func) (release func(), err error) {
 	if e.cfg.Mode == ModeMirror {
-		return func() {}, nil // accepted, never served: the mirror answers 404
+		return func() {}, nil // accepted, never served: the mirror has no pipeline routes
 	}
 	if e.api == nil {
 		return nil, errors.New("costapi extension is not started")
 	}
-	return e.api.Handle(pattern, h)
+	return e.api.Fill(slot, h)
 }
 
 // resetPool drops every pooled connection, after the private server restarted.
@@ -191,5 +194,5 @@ func transportError(w http.ResponseWriter, _ *http.Request, msg string, status i
 	if code == apierr.BadRequest && status != 400 {
 		code = apierr.Internal
 	}
-	apierr.Write(w, apierr.New(code, msg))
+	respond.Error(w, apierr.New(code, msg))
 }

@@ -11,6 +11,8 @@ import (
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/config/confighttp"
 	"go.opentelemetry.io/collector/extension"
+
+	"github.com/llmcost/llmcost/apiserver"
 )
 
 // Type is the extension's component type.
@@ -43,8 +45,9 @@ func createDefaultConfig() component.Config {
 		RateLimit: RateLimitConfig{Requests: DefaultRateLimit, Window: DefaultRateWindow},
 		Policies: PoliciesConfig{TermsVersion: DefaultPolicy, PrivacyVersion: DefaultPolicy,
 			TermsURL: "/legal/terms", PrivacyURL: "/legal/privacy"},
-		Mode:    ModeOrigin,
-		Pricing: defaultPricingConfig(),
+		Mode:         ModeOrigin,
+		Pricing:      defaultPricingConfig(),
+		MaxListLimit: apiserver.DefaultMaxListLimit,
 
 		Accounts: defaultAccountsConfig(),
 	}

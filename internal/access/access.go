@@ -44,6 +44,16 @@ func RoleHas(role string, perm Permission) bool {
 	return false
 }
 
+// KeyHas reports whether a project API key grants perm.
+func KeyHas(perm Permission) bool {
+	for _, p := range apiKeyPermissions {
+		if p == perm {
+			return true
+		}
+	}
+	return false
+}
+
 // ValidRole reports whether role is one of admin, member, viewer.
 func ValidRole(role string) bool { _, ok := rolePermissions[role]; return ok }
 
@@ -132,10 +142,8 @@ func (p *Principal) Project(ctx context.Context, projectID string, perm Permissi
 		if projectID != "" && projectID != p.ProjectID {
 			return "", apierr.New(apierr.Forbidden, "project_id does not match the API key's project")
 		}
-		for _, ok := range apiKeyPermissions {
-			if ok == perm {
-				return p.ProjectID, nil
-			}
+		if KeyHas(perm) {
+			return p.ProjectID, nil
 		}
 		return "", apierr.New(apierr.Forbidden, "an API key cannot do this; use a member session")
 	case Session:

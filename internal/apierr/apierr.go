@@ -1,14 +1,12 @@
-// Package apierr holds the domain errors every handler returns and the one
-// place where their codes become HTTP statuses and the error envelope
-// {error:{code, message, hint}}. Internal causes are logged, never shown.
+// Package apierr holds the domain errors of llmcost: a code a client can act
+// on, a message safe to show, an optional hint, and a cause that is logged and
+// never shown. It knows nothing of HTTP: apiserver/respond alone maps codes to
+// statuses and writes the error envelope (the benbjohnson/wtf layering).
 package apierr
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
-	"strconv"
 )
 
 // Codes of the error envelope (API-DECISIONS.md "Errors").
@@ -18,6 +16,7 @@ const (
 	Unauthorized         = "unauthorized"
 	Forbidden            = "forbidden"
 	NotFound             = "not_found"
+	MethodNotAllowed     = "method_not_allowed"
 	Conflict             = "conflict"
 	PayloadTooLarge      = "payload_too_large"
 	UnsupportedMediaType = "unsupported_media_type"
@@ -26,24 +25,6 @@ const (
 	Internal             = "internal"
 	InvalidCredentials   = "invalid_credentials"
 )
-
-var statusByCode = map[string]int{
-	BadRequest:           http.StatusBadRequest,
-	ValidationFailed:     http.StatusUnprocessableEntity,
-	Unauthorized:         http.StatusUnauthorized,
-	InvalidCredentials:   http.StatusUnauthorized,
-	Forbidden:            http.StatusForbidden,
-	NotFound:             http.StatusNotFound,
-	Conflict:             http.StatusUnprocessableEntity,
-	PayloadTooLarge:      http.StatusRequestEntityTooLarge,
-	UnsupportedMediaType: http.StatusUnsupportedMediaType,
-	RateLimited:          http.StatusTooManyRequests,
-	Unavailable:          http.StatusServiceUnavailable,
-	Internal:             http.StatusInternalServerError,
-}
-
-// RetryAfterSeconds is what a 503 tells clients to wait before retrying.
-const RetryAfterSeconds = 5
 
 // Error is a domain error safe to show to the client.
 type Error struct {
@@ -65,20 +46,17 @@ func (e *Error) Error() string {
 // Unwrap exposes the cause to errors.Is and errors.As.
 func (e *Error) Unwrap() error { return e.Cause }
 
-// Status is the HTTP status of the error's code.
-func (e *Error) Status() int {
-	if s, ok := statusByCode[e.Code]; ok {
-		return s
-	}
-	return http.StatusInternalServerError
-}
-
 // New builds an Error.
 func New(code, message string) *Error { return &Error{Code: code, Message: message} }
 
 // Newf builds an Error with a formatted message.
 func Newf(code, format string, args ...any) *Error {
 	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// Wrap builds an Error that keeps cause for the log.
+func Wrap(cause error, code, message string) *Error {
+	return &Error{Code: code, Message: message, Cause: cause}
 }
 
 // WithHint returns e with a hint for the client.
@@ -89,10 +67,10 @@ func Field(field, rule string) *Error {
 	return &Error{Code: ValidationFailed, Message: field + ": " + rule}
 }
 
-// Unavailablef wraps a transient failure (database down, timeout) as a 503.
+// Unavailablef wraps a transient failure (database down, timeout): the
+// client may retry the same request later.
 func Unavailablef(cause error, format string, args ...any) *Error {
-	return &Error{Code: Unavailable, Message: fmt.Sprintf(format, args...), Cause: cause,
-		Hint: "a transient failure; retry after the Retry-After delay"}
+	return &Error{Code: Unavailable, Message: fmt.Sprintf(format, args...), Cause: cause}
 }
 
 // As converts any error into an *Error: an unknown error becomes internal.
@@ -104,34 +82,5 @@ func As(err error) *Error {
 	return &Error{Code: Internal, Message: "internal error", Cause: err}
 }
 
-type envelope struct {
-	Error body `json:"error"`
-}
-
-type body struct {
-	Code    string `json:"code"`
-	Message string `json:"message"`
-	Hint    string `json:"hint,omitempty"`
-}
-
-// Write writes err as the error envelope with its status.
-func Write(w http.ResponseWriter, err error) {
-	e := As(err)
-	status := e.Status()
-	if status == http.StatusServiceUnavailable {
-		w.Header().Set("Retry-After", strconv.Itoa(RetryAfterSeconds))
-	}
-	WriteJSON(w, status, envelope{Error: body{Code: e.Code, Message: e.Message, Hint: e.Hint}})
-}
-
-// WriteDetail writes the simpler {detail} body used for a bad API key.
-func WriteDetail(w http.ResponseWriter, status int, detail string) {
-	WriteJSON(w, status, map[string]string{"detail": detail})
-}
-
-// WriteJSON writes v as JSON with status.
-func WriteJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(v)
-}
+// CodeOf is the code of err (internal for an error that is not an *Error).
+func CodeOf(err error) string { return As(err).Code }

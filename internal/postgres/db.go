@@ -30,8 +30,8 @@ type DB struct {
 }
 
 // Open connects to url with a bounded pool. A pool that cannot hand out a
-// connection within the acquire timeout fails fast, so callers answer 503
-// instead of hanging.
+// connection within the acquire timeout fails fast, so callers get an
+// unavailable error instead of hanging.
 func Open(ctx context.Context, url string, maxConns int32) (*DB, error) {
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
@@ -113,8 +113,11 @@ func (db *DB) Migrate(ctx context.Context) (int, error) {
 	return applied, nil
 }
 
-// translate maps database errors to domain errors once, here: anything that
-// looks like the server being away or overloaded is a retryable 503.
+// translate maps database errors to domain errors once, here: a missing
+// row is not_found, a unique violation a conflict, a value the column cannot
+// hold a validation failure, and anything that looks like the server being
+// away or overloaded is unavailable, which clients may retry. The driver's
+// text stays in the cause, for the log.
 func translate(err error, what string) error {
 	if err == nil {
 		return nil
@@ -123,19 +126,29 @@ func translate(err error, what string) error {
 		return apierr.Newf(apierr.NotFound, "%s not found", what)
 	}
 	var pgErr *pgconn.PgError
-	if errors.As(err, &pgErr) {
-		switch {
-		case pgErr.Code == "23505":
-			return &apierr.Error{Code: apierr.Conflict, Message: what + " already exists", Cause: err}
-		case pgErr.Code == "22P02", pgErr.Code == "22021", pgErr.Code == "22P05", pgErr.Code == "54000":
-			return &apierr.Error{Code: apierr.ValidationFailed, Message: what + ": a value the database cannot store", Cause: err}
-		case strings.HasPrefix(pgErr.Code, "08"), strings.HasPrefix(pgErr.Code, "53"),
-			strings.HasPrefix(pgErr.Code, "57"), pgErr.Code == "40001", pgErr.Code == "40P01", pgErr.Code == "55P03":
-			return apierr.Unavailablef(err, "the database is unavailable")
-		}
-		return &apierr.Error{Code: apierr.Internal, Message: "internal error", Cause: err}
+	if !errors.As(err, &pgErr) {
+		// Anything else from the driver (dial failure, closed pool, timeout,
+		// broken connection) is transient from the client's point of view.
+		return apierr.Unavailablef(err, "the database is unavailable")
 	}
-	// Anything else from the driver (dial failure, closed pool, timeout,
-	// broken connection) is transient from the client's point of view.
-	return apierr.Unavailablef(err, "the database is unavailable")
+	switch code := pgErr.Code; {
+	case code == "23505":
+		return apierr.Wrap(err, apierr.Conflict, what+" already exists")
+	case code == "22P02", code == "22021", code == "22P05", code == "54000":
+		return apierr.Wrap(err, apierr.ValidationFailed, what+": a value the database cannot store")
+	case transient(code):
+		return apierr.Unavailablef(err, "the database is unavailable")
+	}
+	return apierr.Wrap(err, apierr.Internal, "internal error")
+}
+
+// transient reports SQLSTATEs of a database that is away or overloaded:
+// connection exceptions, insufficient resources, operator intervention,
+// serialization failures, deadlocks and lock timeouts.
+func transient(code string) bool {
+	switch {
+	case strings.HasPrefix(code, "08"), strings.HasPrefix(code, "53"), strings.HasPrefix(code, "57"):
+		return true
+	}
+	return code == "40001" || code == "40P01" || code == "55P03"
 }

@@ -184,7 +184,7 @@ func (db *DB) LeaveProject(ctx context.Context, projectID, userID string) error 
 			return translate(err, "member")
 		case owner:
 			return apierr.New(apierr.BadRequest, "the project owner cannot leave the project").
-				WithHint("the owner must transfer ownership or delete the project (DELETE /v1/projects/{project_id})")
+				WithHint("the owner must transfer ownership or delete the project")
 		}
 		_, err = tx.Exec(ctx, `DELETE FROM memberships WHERE id = $1`, id)
 		return translate(err, "member")

@@ -9,6 +9,7 @@ import (
 
 	"go.opentelemetry.io/collector/pdata/plog"
 
+	"github.com/llmcost/llmcost/apiserver/respond"
 	"github.com/llmcost/llmcost/internal/access"
 	"github.com/llmcost/llmcost/internal/apierr"
 	"github.com/llmcost/llmcost/internal/ingest"
@@ -26,32 +27,28 @@ type batchResult struct {
 	Timestamp        string             `json:"timestamp"`
 }
 
-// batch is POST /v1/events/batch.
-func (r *costReceiver) batch(w http.ResponseWriter, req *http.Request) {
-	p := access.FromContext(req.Context())
-	projectID, err := p.RequireAPIKey()
-	if err != nil {
-		apierr.Write(w, err)
-		return
-	}
+// batch is POST /v1/events/batch; the route table admits only an API key.
+func (r *costReceiver) batch(w http.ResponseWriter, req *http.Request) error {
+	projectID := access.FromContext(req.Context()).ProjectID
 	body, err := readBody(req)
 	if err != nil {
-		apierr.Write(w, err)
-		return
+		return err
 	}
 	b, err := ingest.DecodeBatch(body, projectID, r.limits, r.validator)
 	if err != nil {
-		apierr.Write(w, err)
-		return
+		return err
 	}
 	res := &ingest.Result{}
 	if len(b.Events)+len(b.Outcomes) > 0 {
 		if res, err = r.consume(req.Context(), toLogs(b)); err != nil {
-			r.logFailure(err)
-			apierr.Write(w, err)
-			return
+			return err
 		}
 	}
+	return respond.JSON(w, http.StatusOK, batchAnswer(b, res))
+}
+
+// batchAnswer counts what the batch and the pipeline did with its items.
+func batchAnswer(b *ingest.Batch, res *ingest.Result) batchResult {
 	rejected := append(b.Rejections, res.Rejections()...)
 	out := batchResult{
 		Status: "ok", EventsStored: res.Stored.Load(), EventsReceived: b.Received,
@@ -69,7 +66,7 @@ func (r *costReceiver) batch(w http.ResponseWriter, req *http.Request) {
 	if out.Rejected == nil {
 		out.Rejected = []ingest.Rejection{}
 	}
-	apierr.WriteJSON(w, http.StatusOK, out)
+	return out
 }
 
 // readBody reads the (already gzip-decoded) body; the server's size limit
@@ -100,10 +97,4 @@ func toLogs(b *ingest.Batch) plog.Logs {
 		semconv.PutOutcome(records.AppendEmpty(), o)
 	}
 	return ld
-}
-
-func (r *costReceiver) logFailure(err error) {
-	if e := apierr.As(err); e.Status() >= 500 {
-		r.set.Logger.Warn("ingest failed: " + e.Error())
-	}
 }

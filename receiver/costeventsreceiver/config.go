@@ -17,8 +17,6 @@ type Config struct {
 	MaxOutcomesPerBatch int `mapstructure:"max_outcomes_per_batch"`
 	// MaxMetadataBytes bounds one event's metadata object, compacted.
 	MaxMetadataBytes int `mapstructure:"max_metadata_bytes"`
-	// MaxListLimit bounds the limit parameter of the event list.
-	MaxListLimit int `mapstructure:"max_list_limit"`
 }
 
 // Validate checks the configuration.
@@ -33,7 +31,7 @@ func (c *Config) Validate() error {
 		name string
 		v    int
 	}{{"max_events_per_batch", c.MaxEventsPerBatch}, {"max_outcomes_per_batch", c.MaxOutcomesPerBatch},
-		{"max_metadata_bytes", c.MaxMetadataBytes}, {"max_list_limit", c.MaxListLimit}} {
+		{"max_metadata_bytes", c.MaxMetadataBytes}} {
 		if f.v < 1 {
 			errs = append(errs, fmt.Errorf("%s: must be ≥ 1, got %d", f.name, f.v))
 		}

@@ -17,9 +17,6 @@ import (
 // Type is the receiver's component type.
 var Type = component.MustNewType("costevents")
 
-// DefaultListLimit is the largest page of the event list.
-const DefaultListLimit = 1000
-
 // NewFactory returns the receiver's factory.
 func NewFactory() receiver.Factory {
 	return receiver.NewFactory(Type, createDefaultConfig,
@@ -32,7 +29,6 @@ func createDefaultConfig() component.Config {
 		MaxEventsPerBatch:   ingest.DefaultLimits.MaxEvents,
 		MaxOutcomesPerBatch: ingest.DefaultLimits.MaxOutcomes,
 		MaxMetadataBytes:    ingest.DefaultLimits.MaxMetadataBytes,
-		MaxListLimit:        DefaultListLimit,
 	}
 }
 

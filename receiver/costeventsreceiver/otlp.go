@@ -11,18 +11,11 @@ import (
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.uber.org/zap"
 
+	"github.com/llmcost/llmcost/apiserver/respond"
 	"github.com/llmcost/llmcost/internal/access"
 	"github.com/llmcost/llmcost/internal/apierr"
 	"github.com/llmcost/llmcost/internal/otlpconv"
 	"github.com/llmcost/llmcost/internal/semconv"
-)
-
-// OTLP/HTTP routes. Agents append /v1/logs to a base endpoint of
-// <host>/v1/otlp, so these are the paths they reach.
-const (
-	otlpLogsPath    = "/v1/otlp/v1/logs"
-	otlpMetricsPath = "/v1/otlp/v1/metrics"
-	otlpTracesPath  = "/v1/otlp/v1/traces"
 )
 
 // otlpResponse is ExportLogsServiceResponse in proto3 JSON. pdata's own
@@ -42,16 +35,14 @@ type otlpPartialSuccess struct {
 // otlpLogs is POST /v1/otlp/v1/logs: each model-call record of a coding
 // agent's log export becomes one event on the batch path (same pipeline,
 // pricing and dedup); every other record is discarded and not counted.
-func (r *costReceiver) otlpLogs(w http.ResponseWriter, req *http.Request) {
+func (r *costReceiver) otlpLogs(w http.ResponseWriter, req *http.Request) error {
 	projectID, body, err := r.otlpRequest(req)
 	if err != nil {
-		apierr.Write(w, err)
-		return
+		return err
 	}
 	ld, err := otlpconv.DecodeJSON(body)
 	if err != nil {
-		apierr.Write(w, decodeError(err))
-		return
+		return decodeError(err)
 	}
 	conv := otlpconv.Convert(ld, r.validator.Now())
 	reasons := make([]string, 0, len(conv.Rejected))
@@ -61,9 +52,7 @@ func (r *costReceiver) otlpLogs(w http.ResponseWriter, req *http.Request) {
 	if len(conv.Events) > 0 {
 		res, err := r.consume(req.Context(), agentLogs(conv.Events, projectID))
 		if err != nil {
-			r.logFailure(err)
-			apierr.Write(w, err)
-			return
+			return err
 		}
 		for _, rej := range res.Rejections() {
 			reasons = append(reasons, rej.Reason)
@@ -79,26 +68,24 @@ func (r *costReceiver) otlpLogs(w http.ResponseWriter, req *http.Request) {
 			ErrorMessage:       rejectionSummary(reasons),
 		}
 	}
-	apierr.WriteJSON(w, http.StatusOK, out)
+	return respond.JSON(w, http.StatusOK, out)
 }
 
 // otlpDiscard is POST /v1/otlp/v1/metrics and /v1/otlp/v1/traces: agents
 // that export every signal to one base endpoint get a success, and the data
 // is dropped. The body is still read, so the size limit holds.
-func (r *costReceiver) otlpDiscard(w http.ResponseWriter, req *http.Request) {
+func (r *costReceiver) otlpDiscard(w http.ResponseWriter, req *http.Request) error {
 	if _, _, err := r.otlpRequest(req); err != nil {
-		apierr.Write(w, err)
-		return
+		return err
 	}
-	apierr.WriteJSON(w, http.StatusOK, otlpResponse{})
+	return respond.JSON(w, http.StatusOK, otlpResponse{})
 }
 
 // otlpRequest checks what every OTLP route requires, in the order a client
-// can fix it: the API key, a JSON body, then the body itself.
+// can fix it: the API key (checked by the route table), a JSON body, then
+// the body itself.
 func (r *costReceiver) otlpRequest(req *http.Request) (projectID string, body []byte, err error) {
-	if projectID, err = access.FromContext(req.Context()).RequireAPIKey(); err != nil {
-		return "", nil, err
-	}
+	projectID = access.FromContext(req.Context()).ProjectID
 	if err = otlpMediaType(req.Header.Get("Content-Type")); err != nil {
 		return "", nil, err
 	}

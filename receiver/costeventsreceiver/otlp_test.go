@@ -10,7 +10,9 @@ import (
 
 	"go.opentelemetry.io/collector/consumer/consumererror"
 	"go.opentelemetry.io/collector/pdata/plog"
+	"go.uber.org/zap"
 
+	"github.com/llmcost/llmcost/apiserver/respond"
 	"github.com/llmcost/llmcost/internal/access"
 	"github.com/llmcost/llmcost/internal/ingest"
 	"github.com/llmcost/llmcost/internal/semconv"
@@ -30,10 +32,10 @@ func postLogs(t *testing.T, r *costReceiver, body string) *httptest.ResponseReco
 	t.Helper()
 	p := access.NewPrincipal(access.APIKey, nil)
 	p.ProjectID = "0b6f7b1e-4c1a-4f6e-9a53-1d2c3b4a5f60"
-	req := httptest.NewRequest("POST", otlpLogsPath, strings.NewReader(body))
+	req := httptest.NewRequest("POST", "/v1/otlp/v1/logs", strings.NewReader(body))
 	req = req.WithContext(access.NewContext(req.Context(), p))
 	w := httptest.NewRecorder()
-	r.otlpLogs(w, req)
+	respond.Handler(zap.NewNop(), r.otlpLogs).ServeHTTP(w, req)
 	return w
 }
 

@@ -13,26 +13,26 @@ import (
 	"go.opentelemetry.io/collector/receiver"
 	"go.uber.org/zap"
 
+	"github.com/llmcost/llmcost/apiserver"
+	"github.com/llmcost/llmcost/apiserver/respond"
 	"github.com/llmcost/llmcost/internal/apierr"
 	"github.com/llmcost/llmcost/internal/hostext"
 	"github.com/llmcost/llmcost/internal/ingest"
-	"github.com/llmcost/llmcost/internal/postgres"
 )
 
-// apiHost is what the receiver needs of the costapi extension.
+// apiHost is what the receiver needs of the costapi extension: the slots
+// its route table declares for the pipeline.
 type apiHost interface {
-	Handle(pattern string, h http.Handler) (func(), error)
-	DB() *postgres.DB
+	Fill(slot apiserver.Slot, h respond.Func) (release func(), err error)
 }
 
 type costReceiver struct {
-	cfg        *Config
-	set        receiver.Settings
-	next       consumer.Logs
-	limits     ingest.Limits
-	validator  *ingest.Validator
-	api        apiHost
-	unregister []func()
+	cfg       *Config
+	set       receiver.Settings
+	next      consumer.Logs
+	limits    ingest.Limits
+	validator *ingest.Validator
+	release   []func()
 }
 
 func newReceiver(cfg *Config, set receiver.Settings, next consumer.Logs) *costReceiver {
@@ -44,36 +44,40 @@ func newReceiver(cfg *Config, set receiver.Settings, next consumer.Logs) *costRe
 	}
 }
 
-// Start mounts the ingest routes on the extension's server.
+// slots are the route-table slots the receiver serves.
+func (r *costReceiver) slots() map[apiserver.Slot]respond.Func {
+	return map[apiserver.Slot]respond.Func{
+		apiserver.SlotEventsBatch: r.batch,
+		apiserver.SlotOTLPLogs:    r.otlpLogs,
+		apiserver.SlotOTLPMetrics: r.otlpDiscard,
+		apiserver.SlotOTLPTraces:  r.otlpDiscard,
+	}
+}
+
+// Start fills the ingest slots of the extension's route table.
 func (r *costReceiver) Start(_ context.Context, host component.Host) error {
-	api, err := hostext.Lookup[apiHost](host, r.cfg.API, "the API server and store")
+	api, err := hostext.Lookup[apiHost](host, r.cfg.API, "the API server")
 	if err != nil {
 		return err
 	}
-	r.api = api
-	for pattern, h := range map[string]http.HandlerFunc{
-		"POST /v1/events/batch":   r.batch,
-		"GET /v1/events":          r.list,
-		"POST " + otlpLogsPath:    r.otlpLogs,
-		"POST " + otlpMetricsPath: r.otlpDiscard,
-		"POST " + otlpTracesPath:  r.otlpDiscard,
-	} {
-		unregister, err := api.Handle(pattern, h)
+	for slot, h := range r.slots() {
+		release, err := api.Fill(slot, h)
 		if err != nil {
 			_ = r.Shutdown(context.Background())
 			return err
 		}
-		r.unregister = append(r.unregister, unregister)
+		r.release = append(r.release, release)
 	}
 	return nil
 }
 
-// Shutdown removes the routes.
+// Shutdown empties the slots: until another receiver fills them, they
+// answer 503.
 func (r *costReceiver) Shutdown(context.Context) error {
-	for _, u := range r.unregister {
-		u()
+	for _, release := range r.release {
+		release()
 	}
-	r.unregister = nil
+	r.release = nil
 	return nil
 }
 
@@ -106,5 +110,5 @@ func pipelineError(err error) error {
 	if consumererror.ToHTTPStatus(err) == http.StatusServiceUnavailable || !consumererror.IsPermanent(err) {
 		return apierr.Unavailablef(err, "storage is unavailable")
 	}
-	return &apierr.Error{Code: apierr.Internal, Message: "internal error", Cause: err}
+	return apierr.Wrap(err, apierr.Internal, "internal error")
 }

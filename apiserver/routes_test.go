@@ -1,0 +1,88 @@
+package apiserver
+
+import (
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/uuid"
+)
+
+// Every route of the table called with a method the table never serves
+// (PUT) answers 405 with an Allow header naming the route's own method and
+// the error envelope; the pipeline's slots included, filled or not.
+func TestWrongMethodOnEveryRoute(t *testing.T) {
+	e := newEnv(t)
+	for _, rt := range e.srv.table {
+		path := fill(rt.Path, uuid.NewString(), uuid.NewString())
+		r := e.do(http.MethodPut, path, "", nil)
+		allow := strings.Split(r.Header.Get("Allow"), ", ")
+		if r.Status != http.StatusMethodNotAllowed || !slices.Contains(allow, rt.Method) || slices.Contains(allow, "PUT") {
+			t.Errorf("PUT %s (route %s %s): %d Allow %q", path, rt.Method, rt.Path, r.Status, r.Header.Get("Allow"))
+		}
+		if code := r.obj("error")["code"]; code != "method_not_allowed" {
+			t.Errorf("PUT %s: envelope %s", path, r.Raw)
+		}
+	}
+}
+
+// Allow lists exactly the methods served on the path.
+func TestAllowListsThePathsMethods(t *testing.T) {
+	e := newEnv(t)
+	for path, allow := range map[string]string{
+		"/v1/health":                          "GET",
+		"/v1/events/batch":                    "POST",
+		"/v1/projects":                        "GET, POST",
+		"/v1/projects/" + uuid.NewString():    "GET, PATCH, DELETE",
+		"/v1/auth/me":                         "GET, PATCH",
+		"/v1/projects/x/members/y":            "PATCH, DELETE",
+		"/v1/pricing/anthropic/claude-3-opus": "GET",
+	} {
+		r := e.do(http.MethodPut, path, "", nil)
+		if r.Status != http.StatusMethodNotAllowed || r.Header.Get("Allow") != allow {
+			t.Errorf("PUT %s: %d Allow %q, want %q", path, r.Status, r.Header.Get("Allow"), allow)
+		}
+	}
+}
+
+func TestUnknownPathIs404Envelope(t *testing.T) {
+	e := newEnv(t)
+	for _, path := range []string{"/", "/v1", "/v1/nothing", "/v2/health", "/v1/projects/x/y/z"} {
+		r := e.do(http.MethodGet, path, "", nil)
+		if r.Status != http.StatusNotFound || r.obj("error")["code"] != "not_found" {
+			t.Errorf("GET %s: %d %s", path, r.Status, r.Raw)
+		}
+	}
+}
+
+// An empty slot is a 503 with Retry-After, never a 404 that makes an
+// exporter drop its batch; filling and releasing it is seen at once.
+func TestSlotsAnswer503UntilFilled(t *testing.T) {
+	e := newEnv(t)
+	k := e.register("slot").Key
+	for _, path := range []string{"/v1/events/batch", "/v1/otlp/v1/logs", "/v1/otlp/v1/metrics", "/v1/otlp/v1/traces"} {
+		r := e.do(http.MethodPost, path, k, "{}")
+		if r.Status != http.StatusServiceUnavailable || r.Header.Get("Retry-After") == "" || r.obj("error")["code"] != "unavailable" {
+			t.Errorf("empty %s: %d %v %s", path, r.Status, r.Header, r.Raw)
+		}
+	}
+	release, err := e.srv.Fill(SlotEventsBatch, func(w http.ResponseWriter, _ *http.Request) error { return noContent(w) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.srv.Fill(SlotEventsBatch, func(http.ResponseWriter, *http.Request) error { return nil }); err == nil {
+		t.Error("a filled slot was filled twice")
+	}
+	if r := e.do(http.MethodPost, "/v1/events/batch", k, "{}"); r.Status != http.StatusNoContent {
+		t.Errorf("filled slot: %d %s", r.Status, r.Raw)
+	}
+	release()
+	release() // twice is harmless
+	if r := e.do(http.MethodPost, "/v1/events/batch", k, "{}"); r.Status != http.StatusServiceUnavailable {
+		t.Errorf("released slot: %d %s", r.Status, r.Raw)
+	}
+	if _, err := e.srv.Fill("no.such.slot", nil); err == nil {
+		t.Error("an undeclared slot was filled")
+	}
+}

@@ -1,0 +1,69 @@
+package apiserver
+
+import (
+	"net/http"
+	"sync"
+
+	"github.com/llmcost/llmcost/apiserver/respond"
+	"github.com/llmcost/llmcost/internal/apierr"
+)
+
+// Slot names a route of the table whose handler a pipeline component
+// provides while it runs.
+type Slot string
+
+// The slots the costevents receiver fills.
+const (
+	SlotEventsBatch Slot = "events.batch"
+	SlotOTLPLogs    Slot = "otlp.logs"
+	SlotOTLPMetrics Slot = "otlp.metrics"
+	SlotOTLPTraces  Slot = "otlp.traces"
+)
+
+// slotHolder is the current handler of one slot; nil while empty.
+type slotHolder struct {
+	mu sync.RWMutex
+	h  respond.Func
+}
+
+// slot declares a slot in the table and returns the handler that serves
+// whatever fills it.
+func (s *Server) slot(name Slot) respond.Func {
+	holder := &slotHolder{}
+	s.slots[name] = holder
+	return func(w http.ResponseWriter, r *http.Request) error {
+		holder.mu.RLock()
+		h := holder.h
+		holder.mu.RUnlock()
+		if h == nil {
+			// 503, never 404: OTLP exporters and clients drop a batch
+			// answered 404 for good, and retry a 503.
+			return apierr.Unavailablef(nil, "the ingest pipeline is not running").
+				WithHint("the server is starting or stopping; retry after the Retry-After delay")
+		}
+		return h(w, r)
+	}
+}
+
+// Fill puts h in the slot; release empties it again. A slot holds one
+// handler at a time.
+func (s *Server) Fill(name Slot, h respond.Func) (release func(), err error) {
+	holder, ok := s.slots[name]
+	if !ok {
+		return nil, apierr.Newf(apierr.Internal, "the route table has no slot %q", name)
+	}
+	holder.mu.Lock()
+	defer holder.mu.Unlock()
+	if holder.h != nil {
+		return nil, apierr.Newf(apierr.Conflict, "slot %q is already filled", name)
+	}
+	holder.h = h
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			holder.mu.Lock()
+			holder.h = nil
+			holder.mu.Unlock()
+		})
+	}, nil
+}
