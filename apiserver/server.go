@@ -47,6 +47,9 @@ type Deps struct {
 	Mirror bool
 	// Accounts configures mail and social sign-in for the account routes.
 	Accounts Accounts
+	// Jobs queues durable background work (account mail); nil sends mail
+	// from a goroutine, as tests without a runner do.
+	Jobs Jobs
 }
 
 // Server routes requests; components may add exact routes while it runs.

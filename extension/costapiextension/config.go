@@ -44,6 +44,8 @@ type Config struct {
 	AdminEmails []string `mapstructure:"admin_emails"`
 	// Pricing configures the price catalogue's network sync.
 	Pricing PricingConfig `mapstructure:"pricing"`
+	// Jobs configures the background job runner's retries and shutdown.
+	Jobs JobsConfig `mapstructure:"jobs"`
 }
 
 // RateLimitConfig is a fixed-window quota.
@@ -88,5 +90,6 @@ func (c *Config) Validate() error {
 	}
 	errs = append(errs, c.validatePricing()...)
 	errs = append(errs, c.Accounts.validate()...)
+	errs = append(errs, c.Jobs.validate()...)
 	return errors.Join(errs...)
 }

@@ -47,6 +47,7 @@ func createDefaultConfig() component.Config {
 		Pricing: defaultPricingConfig(),
 
 		Accounts: defaultAccountsConfig(),
+		Jobs:     defaultJobsConfig(),
 	}
 }
 
