@@ -63,8 +63,8 @@ func (db *DB) Ping(ctx context.Context) error {
 // Migrate applies the embedded migrations not yet applied, in order, each in
 // its own transaction, under an advisory lock so two starting instances do not
 // race. It returns how many it applied. Each of more (the job runner's own
-// migrations) then runs in a transaction of its own under the same lock.
-func (db *DB) Migrate(ctx context.Context, more ...func(context.Context, pgx.Tx) error) (int, error) {
+// migrations) then runs on the same connection, under the same lock.
+func (db *DB) Migrate(ctx context.Context, more ...func(context.Context, *pgx.Conn) error) (int, error) {
 	conn, err := db.Pool.Acquire(ctx)
 	if err != nil {
 		return 0, err
@@ -112,7 +112,7 @@ func (db *DB) Migrate(ctx context.Context, more ...func(context.Context, pgx.Tx)
 		applied++
 	}
 	for _, f := range more {
-		if err := pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error { return f(ctx, tx) }); err != nil {
+		if err := f(ctx, conn.Conn()); err != nil {
 			return applied, err
 		}
 	}
