@@ -77,7 +77,7 @@ func (e *Extension) startJobs(ctx context.Context, mailer mail.Sender) error {
 	e.jobs = runner
 	e.sync.Follow(min(p.SyncInterval, followMax))
 	e.set.Logger.Info("job runner started", zap.Bool("catalogue_sync", cfg.SyncInterval > 0),
-		zap.Duration("mail_retried_for", cfg.Retry.Span(j.MailAttempts)))
+		zap.String("mail_retried_for", cfg.Retry.Span(j.MailAttempts).String()))
 	return nil
 }
 
