@@ -13,9 +13,9 @@ import (
 
 // startPricing restores the last catalogue saved (with a store) and, on
 // the mirror, starts the background network sync (with a store the job
-// runner schedules it: see startJobs). Neither can fail or delay start: without a
-// saved catalogue, or when the network is absent, the built-in prices stay
-// in force and the sync status says why.
+// runner schedules it: see startJobs). Neither can fail or delay start:
+// without a saved catalogue, or when the network is absent, the built-in
+// prices stay in force and the sync status says why.
 func (e *Extension) startPricing(ctx context.Context) {
 	opts := catalogsync.Options{
 		Catalogue: &e.catalogue, URL: e.cfg.Pricing.SyncURL, Interval: e.cfg.Pricing.SyncInterval,

@@ -1,6 +1,6 @@
-// Package postgres is the only importer of pgx: the pool, the embedded
-// numbered migrations, every query, and the translation of database errors
-// into domain errors.
+// Package postgres is the only importer of pgx besides internal/jobs (which
+// hands this pool to River): the pool, the embedded numbered migrations,
+// every query, and the translation of database errors into domain errors.
 package postgres
 
 import (
