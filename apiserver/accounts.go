@@ -29,6 +29,13 @@ type Accounts struct {
 	GitHub *social.GitHub
 }
 
+// Jobs is the durable job runner as the handlers see it; jobs.Runner
+// (internal/jobs) is the one the extension passes.
+type Jobs interface {
+	// SendMail queues m for delivery, retried with backoff until sent.
+	SendMail(ctx context.Context, m mail.Message) error
+}
+
 // Account lifetimes and limits (SPEC.md Limits; API-DECISIONS.md).
 const (
 	VerifyTokenTTL   = 24 * time.Hour
@@ -84,8 +91,20 @@ func (s *Server) mailer() mail.Sender {
 	return s.Accounts.Mailer
 }
 
-// mailLater sends m in the background; failures are logged without the body.
+// mailLater queues m on the job runner, which retries it until it is
+// sent. Without a runner, or when it cannot take the job (the database is
+// away), m is sent once from a goroutine; failures are logged without the
+// body.
 func (s *Server) mailLater(m mail.Message) {
+	if s.Jobs != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		err := s.Jobs.SendMail(ctx, m)
+		cancel()
+		if err == nil {
+			return
+		}
+		s.Logger.Warn("e-mail could not be queued; trying once now", zap.String("kind", m.Kind), zap.Error(err))
+	}
 	s.later("mail "+m.Kind, func(ctx context.Context) error {
 		if err := s.mailer().Send(ctx, m); err != nil {
 			s.Logger.Warn("e-mail could not be sent", zap.String("kind", m.Kind), zap.String("to", m.To), zap.Error(err))

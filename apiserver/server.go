@@ -54,6 +54,9 @@ type Deps struct {
 	// MaxListLimit bounds the limit parameter of list endpoints
 	// (DefaultMaxListLimit when 0).
 	MaxListLimit int
+	// Jobs queues durable background work (account mail); nil sends mail
+	// from a goroutine, as tests without a runner do.
+	Jobs Jobs
 }
 
 // Server routes requests through the one route table.

@@ -47,6 +47,8 @@ type Config struct {
 	// MaxListLimit bounds the limit parameter of list endpoints
 	// (GET /v1/events).
 	MaxListLimit int `mapstructure:"max_list_limit"`
+	// Jobs configures the background job runner's retries and shutdown.
+	Jobs JobsConfig `mapstructure:"jobs"`
 }
 
 // RateLimitConfig is a fixed-window quota.
@@ -94,5 +96,6 @@ func (c *Config) Validate() error {
 	}
 	errs = append(errs, c.validatePricing()...)
 	errs = append(errs, c.Accounts.validate()...)
+	errs = append(errs, c.Jobs.validate()...)
 	return errors.Join(errs...)
 }

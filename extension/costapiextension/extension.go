@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/component/componentstatus"
 	"go.opentelemetry.io/collector/config/confighttp"
 	"go.opentelemetry.io/collector/extension"
 	"go.uber.org/zap"
@@ -20,6 +21,7 @@ import (
 	"github.com/llmcost/llmcost/apiserver/respond"
 	"github.com/llmcost/llmcost/internal/apierr"
 	"github.com/llmcost/llmcost/internal/catalogsync"
+	"github.com/llmcost/llmcost/internal/jobs"
 	"github.com/llmcost/llmcost/internal/postgres"
 	"github.com/llmcost/llmcost/internal/postgres/pgserver"
 	"github.com/llmcost/llmcost/internal/pricing"
@@ -35,6 +37,7 @@ type Extension struct {
 	db        *postgres.DB
 	catalogue atomic.Pointer[pricing.Catalogue]
 	sync      *catalogsync.Syncer
+	jobs      *jobs.Runner
 	api       *apiserver.Server
 	server    *http.Server
 	done      chan struct{}
@@ -76,12 +79,16 @@ func (e *Extension) Start(ctx context.Context, host component.Host) error {
 		return e.abort(fmt.Errorf("database: %w", err))
 	}
 	e.db = db
-	applied, err := db.Migrate(ctx)
+	applied, err := db.Migrate(ctx, jobs.Migrate(log))
 	if err != nil {
 		return e.abort(fmt.Errorf("migrations: %w", err))
 	}
 	log.Info("database ready", zap.Int("migrations_applied", applied))
 	e.startPricing(ctx)
+	accounts := e.cfg.Accounts.accounts(log)
+	if err := e.startJobs(ctx, accounts.Mailer); err != nil {
+		return e.abort(err)
+	}
 
 	e.api = apiserver.New(apiserver.Deps{
 		DB: db, Catalogue: &e.catalogue, Logger: log, Version: e.set.BuildInfo.Version,
@@ -89,7 +96,7 @@ func (e *Extension) Start(ctx context.Context, host component.Host) error {
 		Policies: apiserver.Policies{TermsVersion: e.cfg.Policies.TermsVersion, TermsURL: e.cfg.Policies.TermsURL,
 			PrivacyVersion: e.cfg.Policies.PrivacyVersion, PrivacyURL: e.cfg.Policies.PrivacyURL},
 		Pricing: e.sync, AdminEmails: e.cfg.adminEmails(),
-		Accounts: e.cfg.Accounts.accounts(log), MaxListLimit: e.cfg.MaxListLimit,
+		Accounts: accounts, Jobs: e.jobs, MaxListLimit: e.cfg.MaxListLimit,
 	})
 	return e.listen(ctx, host)
 }
@@ -113,6 +120,7 @@ func (e *Extension) listen(ctx context.Context, host component.Host) error {
 		defer close(e.done)
 		if err := e.server.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			log.Error("HTTP server stopped", zap.Error(err))
+			componentstatus.ReportStatus(host, componentstatus.NewFatalErrorEvent(err))
 		}
 	}()
 	log.Info("llmcost API listening", zap.String("endpoint", ln.Addr().String()))
@@ -125,7 +133,8 @@ func (e *Extension) abort(err error) error {
 	return err
 }
 
-// Shutdown stops serving, closes the pool and stops the private database.
+// Shutdown stops serving, then the job runner, closes the pool and stops
+// the private database.
 func (e *Extension) Shutdown(ctx context.Context) error {
 	var errs []error
 	if e.sync != nil {
@@ -144,6 +153,8 @@ func (e *Extension) Shutdown(ctx context.Context) error {
 		e.api.Drain(dctx)
 		cancel()
 	}
+	// The runner finishes or hands back its jobs while the pool is open.
+	errs = append(errs, e.stopJobs(ctx))
 	if e.db != nil {
 		e.db.Close()
 		e.db = nil

@@ -50,6 +50,7 @@ func createDefaultConfig() component.Config {
 		MaxListLimit: apiserver.DefaultMaxListLimit,
 
 		Accounts: defaultAccountsConfig(),
+		Jobs:     defaultJobsConfig(),
 	}
 }
 

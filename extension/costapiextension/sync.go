@@ -11,10 +11,11 @@ import (
 	"github.com/llmcost/llmcost/internal/ratelimit"
 )
 
-// startPricing restores the last catalogue saved (with a store) and starts
-// the background network sync. Neither can fail or delay start: without a
-// saved catalogue, or when the network is absent, the built-in prices stay
-// in force and the sync status says why.
+// startPricing restores the last catalogue saved (with a store) and, on
+// the mirror, starts the background network sync (with a store the job
+// runner schedules it: see startJobs). Neither can fail or delay start:
+// without a saved catalogue, or when the network is absent, the built-in
+// prices stay in force and the sync status says why.
 func (e *Extension) startPricing(ctx context.Context) {
 	opts := catalogsync.Options{
 		Catalogue: &e.catalogue, URL: e.cfg.Pricing.SyncURL, Interval: e.cfg.Pricing.SyncInterval,
@@ -29,7 +30,9 @@ func (e *Extension) startPricing(ctx context.Context) {
 		e.set.Logger.Warn("could not restore the saved price catalogue; built-in prices are in force until a sync or import",
 			zap.Error(err))
 	}
-	e.sync.Start()
+	if e.db == nil {
+		e.sync.Start() // the mirror syncs alone, in memory; with a store it is a job
+	}
 }
 
 // startMirror serves health, the public pricing reads and the estimator,

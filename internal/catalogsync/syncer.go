@@ -38,6 +38,7 @@ type Store interface {
 	SaveCatalogue(ctx context.Context, st postgres.CatalogueState) error
 	SaveCatalogueVersion(ctx context.Context, cat *pricing.Catalogue) error
 	LoadCatalogue(ctx context.Context) (postgres.CatalogueState, bool, error)
+	CatalogueInForce(ctx context.Context) (version string, ok bool, err error)
 }
 
 // Options configure a Syncer.
@@ -144,33 +145,50 @@ func BuiltinCheckedAt() time.Time {
 }
 
 // Start runs the network sync in the background: at once, then every
-// Interval. It never blocks and does nothing without a URL.
+// Interval. It never blocks and does nothing without a URL. It is for a
+// service without a store (the mirror); with one, the job runner schedules
+// SyncScheduled and Follow keeps every instance in step.
 func (s *Syncer) Start() {
-	if s.opts.URL == "" || s.stop != nil {
+	if s.opts.URL == "" {
+		return
+	}
+	s.loop(0, s.opts.Interval, func(ctx context.Context) {
+		_ = s.SyncOnce(ctx)
+		s.setNext(s.opts.Now().Add(s.opts.Interval))
+	})
+}
+
+// loop runs tick after first, then every interval, until Stop; one loop
+// per Syncer.
+func (s *Syncer) loop(first, interval time.Duration, tick func(ctx context.Context)) {
+	if s.stop != nil {
 		return
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	s.stop, s.done = cancel, make(chan struct{})
 	go func() {
 		defer close(s.done)
+		t := time.NewTimer(first)
+		defer t.Stop()
 		for {
-			_ = s.SyncOnce(ctx)
-			next := s.opts.Now().Add(s.opts.Interval)
-			s.mu.Lock()
-			s.status.NextSyncAt = next
-			s.mu.Unlock()
-			t := time.NewTimer(s.opts.Interval)
 			select {
 			case <-ctx.Done():
-				t.Stop()
 				return
 			case <-t.C:
 			}
+			tick(ctx)
+			t.Reset(interval)
 		}
 	}()
 }
 
-// Stop ends the background sync, cancelling a fetch in flight.
+func (s *Syncer) setNext(next time.Time) {
+	s.mu.Lock()
+	s.status.NextSyncAt = next
+	s.mu.Unlock()
+}
+
+// Stop ends the background sync or Follow, cancelling a fetch in flight.
 func (s *Syncer) Stop() {
 	if s.stop != nil {
 		s.stop()

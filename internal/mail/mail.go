@@ -33,6 +33,10 @@ type Message struct {
 	Kind string
 }
 
+// ErrAddress marks a sender or recipient address that does not parse: no
+// retry can deliver that mail.
+var ErrAddress = errors.New("invalid e-mail address")
+
 // Sender delivers messages.
 type Sender interface {
 	Send(ctx context.Context, m Message) error
@@ -58,11 +62,11 @@ type SMTP struct {
 func (s *SMTP) Send(ctx context.Context, m Message) error {
 	from, err := stdmail.ParseAddress(s.From)
 	if err != nil {
-		return fmt.Errorf("smtp from address: %w", err)
+		return fmt.Errorf("smtp from address: %w: %w", ErrAddress, err)
 	}
 	to, err := stdmail.ParseAddress(m.To)
 	if err != nil {
-		return fmt.Errorf("recipient address: %w", err)
+		return fmt.Errorf("recipient address: %w: %w", ErrAddress, err)
 	}
 	timeout := s.Timeout
 	if timeout <= 0 {

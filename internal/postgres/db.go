@@ -1,6 +1,6 @@
-// Package postgres is the only importer of pgx: the pool, the embedded
-// numbered migrations, every query, and the translation of database errors
-// into domain errors.
+// Package postgres is the only importer of pgx besides internal/jobs (which
+// hands this pool to River): the pool, the embedded numbered migrations,
+// every query, and the translation of database errors into domain errors.
 package postgres
 
 import (
@@ -62,8 +62,9 @@ func (db *DB) Ping(ctx context.Context) error {
 
 // Migrate applies the embedded migrations not yet applied, in order, each in
 // its own transaction, under an advisory lock so two starting instances do not
-// race. It returns how many it applied.
-func (db *DB) Migrate(ctx context.Context) (int, error) {
+// race. It returns how many it applied. Each of more (the job runner's own
+// migrations) then runs on the same connection, under the same lock.
+func (db *DB) Migrate(ctx context.Context, more ...func(context.Context, *pgx.Conn) error) (int, error) {
 	conn, err := db.Pool.Acquire(ctx)
 	if err != nil {
 		return 0, err
@@ -109,6 +110,11 @@ func (db *DB) Migrate(ctx context.Context) (int, error) {
 			return applied, err
 		}
 		applied++
+	}
+	for _, f := range more {
+		if err := f(ctx, conn.Conn()); err != nil {
+			return applied, err
+		}
 	}
 	return applied, nil
 }

@@ -40,7 +40,14 @@ type Server struct {
 // Start listens on a random port of 127.0.0.1 until the test ends.
 func Start(t testing.TB) *Server {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	return StartAt(t, "127.0.0.1:0")
+}
+
+// StartAt listens on addr until the test ends: a test can point a service
+// at a port where nothing listens yet, then bring the server up there.
+func StartAt(t testing.TB, addr string) *Server {
+	t.Helper()
+	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		t.Fatal(err)
 	}

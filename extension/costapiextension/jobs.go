@@ -1,0 +1,95 @@
+package costapiextension
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/llmcost/llmcost/internal/jobs"
+	"github.com/llmcost/llmcost/internal/mail"
+)
+
+// JobsConfig configures the background job runner (internal/jobs).
+type JobsConfig struct {
+	// RetryMin is the wait after a job's first failure; it doubles after
+	// each further failure up to RetryMax.
+	RetryMin time.Duration `mapstructure:"retry_min"`
+	// RetryMax caps the wait between two attempts.
+	RetryMax time.Duration `mapstructure:"retry_max"`
+	// MailAttempts is how many times an account mail is tried before it
+	// is given up; the defaults retry for about 32 hours.
+	MailAttempts int `mapstructure:"mail_attempts"`
+	// StopTimeout is how long Shutdown lets jobs in flight finish before
+	// cancelling them (a cancelled mail is retried by the next instance).
+	StopTimeout time.Duration `mapstructure:"stop_timeout"`
+}
+
+// Defaults of the jobs configuration.
+const (
+	DefaultJobsStopTimeout = 10 * time.Second
+	// followMax bounds how long an instance serves an older catalogue than
+	// the one another instance put in force.
+	followMax = 10 * time.Second
+)
+
+func defaultJobsConfig() JobsConfig {
+	return JobsConfig{RetryMin: jobs.DefaultBackoff.Min, RetryMax: jobs.DefaultBackoff.Max,
+		MailAttempts: jobs.DefaultMailAttempts, StopTimeout: DefaultJobsStopTimeout}
+}
+
+func (j JobsConfig) validate() []error {
+	var errs []error
+	if j.RetryMin < time.Millisecond {
+		errs = append(errs, fmt.Errorf("jobs.retry_min: must be ≥ 1ms, got %s", j.RetryMin))
+	}
+	if j.RetryMax < j.RetryMin {
+		errs = append(errs, fmt.Errorf("jobs.retry_max: must be ≥ jobs.retry_min (%s), got %s", j.RetryMin, j.RetryMax))
+	}
+	if j.MailAttempts < 1 {
+		errs = append(errs, fmt.Errorf("jobs.mail_attempts: must be ≥ 1, got %d", j.MailAttempts))
+	}
+	if j.StopTimeout <= 0 {
+		errs = append(errs, fmt.Errorf("jobs.stop_timeout: must be > 0, got %s", j.StopTimeout))
+	}
+	return errs
+}
+
+// startJobs starts the job runner over the store's pool: account mail and,
+// with a sync URL, the periodic catalogue sync, which one instance at a
+// time runs while every instance follows the catalogue in force.
+func (e *Extension) startJobs(ctx context.Context, mailer mail.Sender) error {
+	j, p := e.cfg.Jobs, e.cfg.Pricing
+	cfg := jobs.Config{Pool: e.db.Pool, Logger: e.set.Logger, Mailer: mailer,
+		Retry: jobs.Backoff{Min: j.RetryMin, Max: j.RetryMax}, MailAttempts: j.MailAttempts,
+		Sync: e.sync, SyncTimeout: p.SyncTimeout}
+	if p.SyncURL != "" {
+		cfg.SyncInterval = p.SyncInterval
+	}
+	runner, err := jobs.New(cfg)
+	if err != nil {
+		return err
+	}
+	if err := runner.Start(ctx); err != nil {
+		return fmt.Errorf("job runner: %w", err)
+	}
+	e.jobs = runner
+	e.sync.Follow(min(p.SyncInterval, followMax))
+	e.set.Logger.Info("job runner started", zap.Bool("catalogue_sync", cfg.SyncInterval > 0),
+		zap.String("mail_retried_for", cfg.Retry.Span(j.MailAttempts).String()))
+	return nil
+}
+
+// stopJobs stops the runner within jobs.stop_timeout; the pool must still
+// be open.
+func (e *Extension) stopJobs(ctx context.Context) error {
+	if e.jobs == nil {
+		return nil
+	}
+	sctx, cancel := context.WithTimeout(ctx, e.cfg.Jobs.StopTimeout)
+	defer cancel()
+	err := e.jobs.Stop(sctx)
+	e.jobs = nil
+	return err
+}
