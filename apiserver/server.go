@@ -68,6 +68,7 @@ type Server struct {
 	// offMirror are the routes a mirror knows of but does not serve.
 	offMirror map[*mux.Route]bool
 	acct      *accountState
+	stop      stopping
 }
 
 // New builds the server and registers its route table.
@@ -95,5 +96,5 @@ func New(d Deps) *Server {
 
 // Handler is the server's root handler with all middleware applied.
 func (s *Server) Handler() http.Handler {
-	return s.recoverer(s.credentials(s.rateLimit(s.router)))
+	return s.recoverer(s.gate(s.credentials(s.rateLimit(s.router))))
 }

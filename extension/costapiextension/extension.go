@@ -15,6 +15,7 @@ import (
 	"go.opentelemetry.io/collector/component/componentstatus"
 	"go.opentelemetry.io/collector/config/confighttp"
 	"go.opentelemetry.io/collector/extension"
+	"go.opentelemetry.io/collector/extension/extensioncapabilities"
 	"go.uber.org/zap"
 
 	"github.com/llmcost/llmcost/apiserver"
@@ -44,7 +45,10 @@ type Extension struct {
 	addr      net.Addr
 }
 
-var _ extension.Extension = (*Extension)(nil)
+var (
+	_ extension.Extension                   = (*Extension)(nil)
+	_ extensioncapabilities.PipelineWatcher = (*Extension)(nil)
+)
 
 func newExtension(cfg *Config, set extension.Settings) *Extension {
 	e := &Extension{cfg: cfg, set: set}
@@ -164,6 +168,21 @@ func (e *Extension) Shutdown(ctx context.Context) error {
 		e.pg = nil
 	}
 	return errors.Join(errs...)
+}
+
+// Ready is called once every pipeline runs; nothing to do: the slots the
+// receiver filled already serve.
+func (e *Extension) Ready() error { return nil }
+
+// NotReady is called before the receivers stop: from here on every route
+// answers 503 with Retry-After (never the 404 of a released slot) until
+// Shutdown closes the listener; requests already inside a handler finish.
+func (e *Extension) NotReady() error {
+	if e.api != nil {
+		e.api.BeginShutdown()
+		e.set.Logger.Info("shutting down: new requests are answered 503 with Retry-After")
+	}
+	return nil
 }
 
 // Fill serves h on the route table's slot until release is called; the
