@@ -34,6 +34,9 @@ func decode(r *http.Request, dst any) error {
 	if err := dec.Decode(dst); err != nil {
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) {
+			if te.Field == "" { // the body itself: an array, a string
+				return apierr.Field("body", "must be a JSON object, got a JSON "+te.Value)
+			}
 			return apierr.Field(te.Field, "has the wrong type: must be "+te.Type.String())
 		}
 		if err == io.EOF {

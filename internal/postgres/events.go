@@ -108,7 +108,8 @@ type eventColumns struct {
 	p, e, a, m, pv, er, tr, sp, ps, wf, sn, tn, u, se, b, src, md []string
 	ts                                                            []time.Time
 	it, ot, ct, cwt, cw1, tt, rt, c, cc, l                        []int64
-	cp, pr, s, st                                                 []bool
+	cp, pr, s                                                     []bool
+	st                                                            []*bool // NULL: the producer did not say
 }
 
 func newEventColumns(n int) *eventColumns {
@@ -119,7 +120,7 @@ func newEventColumns(n int) *eventColumns {
 		p: s(), e: s(), a: s(), m: s(), pv: s(), er: s(), tr: s(), sp: s(), ps: s(), wf: s(), sn: s(),
 		tn: s(), u: s(), se: s(), b: s(), src: s(), md: s(), ts: make([]time.Time, 0, n),
 		it: i(), ot: i(), ct: i(), cwt: i(), cw1: i(), tt: i(), rt: i(), c: i(), cc: i(), l: i(),
-		cp: b(), pr: b(), s: b(), st: b(),
+		cp: b(), pr: b(), s: b(), st: make([]*bool, 0, n),
 	}
 }
 

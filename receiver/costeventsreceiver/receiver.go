@@ -19,12 +19,17 @@ import (
 	"github.com/llmcost/llmcost/internal/apierr"
 	"github.com/llmcost/llmcost/internal/hostext"
 	"github.com/llmcost/llmcost/internal/ingest"
+	"github.com/llmcost/llmcost/internal/otlpconv"
+	"github.com/llmcost/llmcost/internal/pricing"
 )
 
 // apiHost is what the receiver needs of the costapi extension: the slots
 // its route table declares for the pipeline.
 type apiHost interface {
 	Fill(slot apiserver.Slot, h respond.Func) (release func(), err error)
+	// Catalogue is the price catalogue in force, for the batch's warnings
+	// about unknown models.
+	Catalogue() *pricing.Catalogue
 }
 
 type costReceiver struct {
@@ -34,6 +39,7 @@ type costReceiver struct {
 	limits    ingest.Limits
 	validator *ingest.Validator
 	release   []func()
+	catalogue func() *pricing.Catalogue
 	// inflight counts requests inside a slot handler: Shutdown waits for
 	// them, so a batch being stored finishes before the exporter stops.
 	// A read lock per request; Shutdown takes the write lock once, which
@@ -55,8 +61,8 @@ func (r *costReceiver) slots() map[apiserver.Slot]respond.Func {
 	return map[apiserver.Slot]respond.Func{
 		apiserver.SlotEventsBatch: r.batch,
 		apiserver.SlotOTLPLogs:    r.otlpLogs,
-		apiserver.SlotOTLPMetrics: r.otlpDiscard,
-		apiserver.SlotOTLPTraces:  r.otlpDiscard,
+		apiserver.SlotOTLPMetrics: r.otlpDiscard(otlpconv.MetricsKey),
+		apiserver.SlotOTLPTraces:  r.otlpDiscard(otlpconv.TracesKey),
 	}
 }
 
@@ -66,6 +72,7 @@ func (r *costReceiver) Start(_ context.Context, host component.Host) error {
 	if err != nil {
 		return err
 	}
+	r.catalogue = api.Catalogue
 	for slot, h := range r.slots() {
 		release, err := api.Fill(slot, r.counted(h))
 		if err != nil {
