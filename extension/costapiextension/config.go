@@ -20,6 +20,13 @@ type Config struct {
 	// drop every sibling setting.
 	HTTP confighttp.ServerConfig `mapstructure:"http"`
 
+	// MaxConnections caps the HTTP connections open at once, so slow or
+	// idle clients cannot exhaust file descriptors; further clients wait in
+	// the listen backlog. The timeouts that cut slow clients off are the
+	// http section's read_header_timeout, read_timeout, write_timeout and
+	// keepalive.idle_timeout.
+	MaxConnections int `mapstructure:"max_connections"`
+
 	// DatabaseURL is a PostgreSQL URL. Empty: run a private PostgreSQL from
 	// the installed binaries under DataDir.
 	DatabaseURL configopaque.String `mapstructure:"database_url"`
@@ -94,6 +101,7 @@ func (c *Config) Validate() error {
 	if c.HTTP.MaxRequestBodySize <= 0 {
 		errs = append(errs, errors.New("http.max_request_body_size: must be > 0"))
 	}
+	errs = append(errs, c.validateSlowClients()...)
 	errs = append(errs, c.validatePricing()...)
 	errs = append(errs, c.Accounts.validate()...)
 	errs = append(errs, c.Jobs.validate()...)

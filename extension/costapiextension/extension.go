@@ -119,6 +119,7 @@ func (e *Extension) listen(ctx context.Context, host component.Host) error {
 		return e.abort(err)
 	}
 	e.addr = ln.Addr()
+	ln = e.cfg.limitConnections(ln)
 	e.done = make(chan struct{})
 	go func() {
 		defer close(e.done)
