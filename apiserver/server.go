@@ -37,7 +37,10 @@ type Deps struct {
 	Catalogue *atomic.Pointer[pricing.Catalogue]
 	Logger    *zap.Logger
 	Version   string
-	Limiter   *ratelimit.Limiter
+	// Limiter counts requests per API key, user or client IP: shared by
+	// every instance through PostgreSQL (ratelimit.Shared) on an origin,
+	// in process memory on a mirror and in tests.
+	Limiter ratelimit.Allower
 	Policies  Policies
 	// Now is the clock; tests inject one to check expiry.
 	Now func() time.Time

@@ -96,7 +96,9 @@ func (e *Extension) Start(ctx context.Context, host component.Host) error {
 
 	e.api = apiserver.New(apiserver.Deps{
 		DB: db, Catalogue: &e.catalogue, Logger: log, Version: e.set.BuildInfo.Version,
-		Limiter: ratelimit.New(e.cfg.RateLimit.Requests, e.cfg.RateLimit.Window),
+		// Counted in PostgreSQL: several instances on one database share
+		// the quota, so it holds for the deployment.
+		Limiter: ratelimit.NewShared(e.cfg.RateLimit.Requests, e.cfg.RateLimit.Window, db),
 		Policies: apiserver.Policies{TermsVersion: e.cfg.Policies.TermsVersion, TermsURL: e.cfg.Policies.TermsURL,
 			PrivacyVersion: e.cfg.Policies.PrivacyVersion, PrivacyURL: e.cfg.Policies.PrivacyURL},
 		Pricing: e.sync, AdminEmails: e.cfg.adminEmails(),

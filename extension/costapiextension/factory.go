@@ -58,9 +58,9 @@ func createDefaultConfig() component.Config {
 	return &Config{
 		HTTP:           srv,
 		MaxConnections: DefaultMaxConnections,
-		DataDir:   DefaultDataDir,
-		MaxConns:  DefaultMaxConns,
-		RateLimit: RateLimitConfig{Requests: DefaultRateLimit, Window: DefaultRateWindow},
+		DataDir:        DefaultDataDir,
+		MaxConns:       DefaultMaxConns,
+		RateLimit:      RateLimitConfig{Requests: DefaultRateLimit, Window: DefaultRateWindow},
 		Policies: PoliciesConfig{TermsVersion: DefaultPolicy, PrivacyVersion: DefaultPolicy,
 			TermsURL: "/legal/terms", PrivacyURL: "/legal/privacy"},
 		Mode:         ModeOrigin,
