@@ -40,8 +40,8 @@ type Deps struct {
 	// Limiter counts requests per API key, user or client IP: shared by
 	// every instance through PostgreSQL (ratelimit.Shared) on an origin,
 	// in process memory on a mirror and in tests.
-	Limiter ratelimit.Allower
-	Policies  Policies
+	Limiter  ratelimit.Allower
+	Policies Policies
 	// Now is the clock; tests inject one to check expiry.
 	Now func() time.Time
 	// Pricing keeps the catalogue in force: sync status and imports. New
