@@ -8,6 +8,7 @@ import (
 	"io"
 	"unicode/utf8"
 
+	"github.com/llmcost/llmcost/internal/access"
 	"github.com/llmcost/llmcost/internal/apierr"
 	"github.com/llmcost/llmcost/internal/event"
 	"github.com/llmcost/llmcost/internal/semconv"
@@ -58,7 +59,7 @@ func DecodeBatch(body []byte, projectID string, lim Limits, v *Validator) (*Batc
 		return nil, err
 	}
 	b := &Batch{ProjectID: projectID, Received: len(raw.Events)}
-	if raw.ProjectID != nil && *raw.ProjectID != projectID {
+	if raw.ProjectID != nil && access.CanonicalUUID(*raw.ProjectID) != projectID {
 		return nil, apierr.New(apierr.Forbidden, "project_id does not match the API key's project").
 			WithHint("send the project_id of the key's project, or omit it")
 	}

@@ -177,3 +177,12 @@ func TestDecodeBatchNamesTheTypo(t *testing.T) {
 		t.Fatalf("rejection %+v", r)
 	}
 }
+
+// The key's own project_id in upper case (or braces) is the same project.
+func TestDecodeBatchProjectIDInAnyCase(t *testing.T) {
+	for _, id := range []string{strings.ToUpper(project), "{" + project + "}", "urn:uuid:" + project} {
+		if _, err := decode(t, `{"project_id":"`+id+`","events":[]}`); err != nil {
+			t.Errorf("%s: %v", id, err)
+		}
+	}
+}
