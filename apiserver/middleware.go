@@ -121,7 +121,7 @@ func (s *Server) rateLimit(next http.Handler) http.Handler {
 		}
 		p := access.FromContext(r.Context())
 		if p.Err == invalidKey {
-			respond.Detail(w, http.StatusUnauthorized, "Invalid API key")
+			respond.Detail(w, http.StatusUnauthorized, apierr.Unauthorized, "Invalid API key")
 			return
 		}
 		next.ServeHTTP(w, r)

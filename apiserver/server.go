@@ -99,5 +99,5 @@ func New(d Deps) *Server {
 
 // Handler is the server's root handler with all middleware applied.
 func (s *Server) Handler() http.Handler {
-	return s.recoverer(s.gate(s.credentials(s.rateLimit(s.router))))
+	return s.headers(s.recoverer(s.gate(s.credentials(s.rateLimit(s.router)))))
 }

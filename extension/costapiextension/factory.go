@@ -55,6 +55,9 @@ func createDefaultConfig() component.Config {
 	srv.ReadHeaderTimeout = DefaultReadHeaderTimeout
 	srv.ReadTimeout = DefaultReadTimeout
 	srv.WriteTimeout = DefaultWriteTimeout
+	// gzip or nothing: every other Content-Encoding (zstd, snappy, lz4,
+	// deflate, which confighttp would decode) is a 415, as documented.
+	srv.CompressionAlgorithms = []string{"", "gzip"}
 	return &Config{
 		HTTP:           srv,
 		MaxConnections: DefaultMaxConnections,
