@@ -20,4 +20,3 @@ func (db *DB) CopyEvents(ctx context.Context, events []event.Event) (int64, erro
 	n, err := db.Pool.CopyFrom(ctx, pgx.Identifier{"events"}, copyNames(), pgx.CopyFromRows(rows))
 	return n, translate(err, "events")
 }
-

@@ -89,4 +89,3 @@ func lastOutcomes(outcomes []semconv.Outcome) []semconv.Outcome {
 	}
 	return out
 }
-
