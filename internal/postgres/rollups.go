@@ -39,8 +39,9 @@ const contributionColumns = `project_id, ts, agent_name, model, billing, user_id
 
 // rollupUpsert returns the CTEs (after a leading comma) that fold the src
 // CTE into rollup_hour (rh) and rollup_day (rd). The agent dimension gets
-// one row per call with agent_name ”; every other dimension two, one under
-// the call's agent and one under ” (all agents); a NULL key adds nothing.
+// one row per call under the empty agent name; every other dimension two,
+// one under the call's agent and one under the empty name (all agents); a
+// NULL key adds nothing.
 // Rows are upserted in primary-key order so concurrent batches lock them
 // in the same order and cannot deadlock.
 func rollupUpsert() string {
