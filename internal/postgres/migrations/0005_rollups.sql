@@ -90,5 +90,11 @@ $fn$;
 
 -- Upgrading a database that already holds events: fill the rollups. Older
 -- events get their cache savings computed by the server after migrating
--- (postgres.BackfillSavings), which also corrects these rows.
+-- (postgres.BackfillSavings, with the catalogue version that priced each
+-- call), which also corrects these rows; a pending row says it is due.
 SELECT llmcost_rebuild_rollups(NULL);
+
+CREATE TABLE pending_backfills (name text PRIMARY KEY);
+INSERT INTO pending_backfills (name)
+SELECT 'cache_savings' WHERE EXISTS (
+    SELECT 1 FROM events WHERE priced AND cached_tokens + cache_write_tokens + cache_write_1h_tokens > 0);
