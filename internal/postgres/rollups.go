@@ -41,7 +41,10 @@ const contributionColumns = `project_id, ts, agent_name, model, billing, user_id
 // CTE into rollup_hour (rh) and rollup_day (rd). The agent dimension gets
 // one row per call under the empty agent name; every other dimension two,
 // one under the call's agent and one under the empty name (all agents); a
-// NULL key adds nothing.
+// NULL key adds nothing. User and session, the dimensions with many
+// keys, keep their per-agent rows daily only: an hourly row per user and
+// agent would be about one row per call, and a report narrowed to one agent
+// reads that agent's few edge-hour calls raw instead (perAgentDaily).
 // Rows are upserted in primary-key order so concurrent batches lock them
 // in the same order and cannot deadlock.
 func rollupUpsert() string {
@@ -51,25 +54,25 @@ func rollupUpsert() string {
 		sums[i] = fmt.Sprintf("sum(%s)", c)
 		sets[i] = fmt.Sprintf("%s = %%[1]s.%s + excluded.%s", c, c, c)
 	}
-	grain := func(table, unit string) string {
+	grain := func(table, unit, where string) string {
 		return fmt.Sprintf(`
   INSERT INTO %[1]s (project_id, bucket, dim, key, agent_name, `+strings.Join(rollupSums, ", ")+`)
   SELECT project_id, date_trunc('%[2]s', ts, 'UTC'), dim, key, agent, `+strings.Join(sums, ", ")+`
-  FROM rk GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 3, 5, 2, 4
+  FROM rk `+where+` GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 3, 5, 2, 4
   ON CONFLICT (project_id, dim, agent_name, bucket, key) DO UPDATE SET `+strings.Join(sets, ", ")+`
   RETURNING 1`, table, unit)
 	}
 	return `, rk AS (
-  SELECT s.*, d.dim, d.key, d.agent
-  FROM src s CROSS JOIN LATERAL (VALUES ('agent', s.agent_name, ''),
-    ('model', s.model, s.agent_name), ('model', s.model, ''),
-    ('billing', s.billing, s.agent_name), ('billing', s.billing, ''),
-    ('user', s.user_id, s.agent_name), ('user', s.user_id, ''),
-    ('session', s.session_id, s.agent_name), ('session', s.session_id, ''),
-    ('workflow', s.workflow, s.agent_name), ('workflow', s.workflow, ''),
-    ('tool', s.tool_name, s.agent_name), ('tool', s.tool_name, '')) AS d(dim, key, agent)
+  SELECT s.*, d.dim, d.key, d.agent, d.hourly
+  FROM src s CROSS JOIN LATERAL (VALUES ('agent', s.agent_name, '', true),
+    ('model', s.model, s.agent_name, true), ('model', s.model, '', true),
+    ('billing', s.billing, s.agent_name, true), ('billing', s.billing, '', true),
+    ('user', s.user_id, s.agent_name, false), ('user', s.user_id, '', true),
+    ('session', s.session_id, s.agent_name, false), ('session', s.session_id, '', true),
+    ('workflow', s.workflow, s.agent_name, true), ('workflow', s.workflow, '', true),
+    ('tool', s.tool_name, s.agent_name, true), ('tool', s.tool_name, '', true)) AS d(dim, key, agent, hourly)
   WHERE d.key IS NOT NULL
-), rh AS (` + grain("rollup_hour", "hour") + `
-), rd AS (` + grain("rollup_day", "day") + `
+), rh AS (` + grain("rollup_hour", "hour", "WHERE hourly") + `
+), rd AS (` + grain("rollup_day", "day", "") + `
 )`
 }

@@ -78,6 +78,9 @@ func expectRollups(events map[string]event.Event) map[rollupKey]analytics.Sums {
 				return
 			}
 			for grain, width := range map[string]time.Duration{"hour": time.Hour, "day": 24 * time.Hour} {
+				if grain == "hour" && agent != "" && (dim == "user" || dim == "session") {
+					continue // per-agent user and session rows are daily only
+				}
 				k := rollupKey{grain, e.Timestamp.Truncate(width).UTC().Format(time.RFC3339), dim, key, agent}
 				v := out[k]
 				v.Add(s)
