@@ -77,9 +77,12 @@ func expectRollups(events map[string]event.Event) map[rollupKey]analytics.Sums {
 			if key == "" {
 				return
 			}
-			for grain, width := range map[string]time.Duration{"hour": time.Hour, "day": 24 * time.Hour} {
+			for grain, width := range map[string]time.Duration{"hour": time.Hour, "day": 24 * time.Hour, "week": 7 * 24 * time.Hour} {
 				if grain == "hour" && agent != "" && (dim == "user" || dim == "session") {
 					continue // per-agent user and session rows are daily only
+				}
+				if grain == "week" && dim != "user" {
+					continue // weekly rows are the user dimension's only
 				}
 				k := rollupKey{grain, e.Timestamp.Truncate(width).UTC().Format(time.RFC3339), dim, key, agent}
 				v := out[k]
@@ -100,7 +103,7 @@ func expectRollups(events map[string]event.Event) map[rollupKey]analytics.Sums {
 func readRollups(t *testing.T, db *postgres.DB, project string) map[rollupKey]analytics.Sums {
 	t.Helper()
 	out := map[rollupKey]analytics.Sums{}
-	for _, grain := range []string{"hour", "day"} {
+	for _, grain := range []string{"hour", "day", "week"} {
 		rows, err := db.Pool.Query(context.Background(), `SELECT bucket, dim, key, agent_name, calls, input_tokens,
   output_tokens, cached_tokens, cache_write_tokens, total_tokens, cost_nano, subscription_nano, latency_sum,
   latency_count, success_calls, unpriced_calls, read_savings_nano, write_premium_nano, events_with_cache
@@ -229,7 +232,7 @@ func TestUpgradeBackfillsRollupsAndSavings(t *testing.T) {
 	}, nil); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.Pool.Exec(ctx, `DROP TABLE rollup_hour, rollup_day, pending_backfills;
+	if _, err := db.Pool.Exec(ctx, `DROP TABLE rollup_hour, rollup_day, rollup_week, pending_backfills;
 DROP FUNCTION llmcost_rebuild_rollups(uuid);
 ALTER TABLE events DROP COLUMN read_savings_nano, DROP COLUMN write_premium_nano;
 DELETE FROM schema_migrations WHERE version = 5`); err != nil {

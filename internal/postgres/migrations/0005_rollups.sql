@@ -45,6 +45,10 @@ CREATE TABLE rollup_hour (
 );
 CREATE TABLE rollup_day (LIKE rollup_hour INCLUDING ALL);
 ALTER TABLE rollup_day ADD FOREIGN KEY (project_id) REFERENCES projects(id) ON DELETE CASCADE;
+-- Seven-day blocks from a UTC Monday, for the user dimension only: a
+-- 90-day report by user reads about 13 rows per user instead of 90.
+CREATE TABLE rollup_week (LIKE rollup_hour INCLUDING ALL);
+ALTER TABLE rollup_week ADD FOREIGN KEY (project_id) REFERENCES projects(id) ON DELETE CASCADE;
 
 -- The agent report narrowed to one agent reads its rows by key.
 CREATE INDEX rollup_hour_agent_key_idx ON rollup_hour (project_id, key, bucket) WHERE dim = 'agent';
@@ -60,6 +64,7 @@ DECLARE
 BEGIN
     DELETE FROM rollup_hour WHERE p IS NULL OR project_id = p;
     DELETE FROM rollup_day WHERE p IS NULL OR project_id = p;
+    DELETE FROM rollup_week WHERE p IS NULL OR project_id = p;
     FOR d IN SELECT * FROM (VALUES
         ('agent', 'agent_name', false), ('model', 'model', true), ('billing', 'billing', true),
         ('user', 'user_id', false), ('session', 'session_id', false), ('workflow', 'workflow', true),
@@ -104,6 +109,15 @@ BEGIN
             WHERE ($1 IS NULL OR project_id = $1) AND %2$I IS NOT NULL
             GROUP BY 1, 2, 5, %2$I$q$, d.dim, d.col) USING p;
     END LOOP;
+    INSERT INTO rollup_week
+    SELECT project_id, date_bin('7 days', bucket, timestamptz '2000-01-03 00:00:00+00'), dim, key, agent_name,
+        sum(calls), sum(input_tokens), sum(output_tokens), sum(cached_tokens), sum(cache_write_tokens),
+        sum(total_tokens), sum(cost_nano), sum(subscription_nano), sum(latency_sum), sum(latency_count),
+        sum(success_calls), sum(unpriced_calls), sum(read_savings_nano), sum(write_premium_nano),
+        sum(events_with_cache)
+    FROM rollup_day
+    WHERE (p IS NULL OR project_id = p) AND dim = 'user'
+    GROUP BY 1, 2, 3, 4, 5;
 END
 $fn$;
 
