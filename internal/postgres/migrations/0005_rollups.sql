@@ -125,6 +125,7 @@ $fn$;
 -- events get their cache savings computed by the server after migrating
 -- (postgres.BackfillSavings, with the catalogue version that priced each
 -- call), which also corrects these rows; a pending row says it is due.
+SET LOCAL work_mem = '256MB'; -- the GROUP BYs over every event stay in memory
 SELECT llmcost_rebuild_rollups(NULL);
 
 CREATE TABLE pending_backfills (name text PRIMARY KEY);
