@@ -182,6 +182,13 @@ func TestRollupsEqualTheEvents(t *testing.T) {
 	if len(readRollups(t, db, other)) == 0 {
 		t.Fatal("the rebuild of one project removed another's rollups")
 	}
+	// Deleting a project removes its rollups.
+	if _, err := db.Pool.Exec(ctx, `DELETE FROM projects WHERE id = $1`, other); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(readRollups(t, db, other)); n != 0 {
+		t.Fatalf("%d rollup rows outlive their project", n)
+	}
 }
 
 // TestRepriceKeepsRollupsEqualToEvents re-prices stored calls (unknown
