@@ -78,8 +78,8 @@ func expectRollups(events map[string]event.Event) map[rollupKey]analytics.Sums {
 				return
 			}
 			for grain, width := range map[string]time.Duration{"hour": time.Hour, "day": 24 * time.Hour, "week": 7 * 24 * time.Hour} {
-				if grain == "hour" && agent != "" && (dim == "user" || dim == "session") {
-					continue // per-agent user and session rows are daily only
+				if grain == "hour" && agent != "" {
+					continue // per-agent rows are daily (and weekly) only
 				}
 				if grain == "week" && dim != "user" {
 					continue // weekly rows are the user dimension's only
