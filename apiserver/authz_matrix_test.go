@@ -64,6 +64,10 @@ func newInvite() any {
 
 func body(v any) func() any { return func() any { return v } }
 
+// projectData is every read of a project's data: its key, or any member
+// session with ?project_id; another project's key is 403, outsiders 404.
+var projectData = want(200, 200, 200, 200, 404, 404, 401, 200, 403)
+
 // matrix is keyed by "METHOD template" exactly as routes.go declares it.
 var matrix = map[string]matrixEntry{
 	"GET /v1/health":                     {want: every(200)},
@@ -81,6 +85,14 @@ var matrix = map[string]matrixEntry{
 	"POST /v1/otlp/v1/metrics": {body: body("{}"), want: keysOnly},
 	"POST /v1/otlp/v1/traces":  {body: body("{}"), want: keysOnly},
 	"GET /v1/events":           {query: "?project_id={project_id}", want: want(200, 200, 200, 200, 404, 404, 401, 200, 403)},
+
+	"GET /v1/analytics/overview":       {query: "?project_id={project_id}", want: projectData},
+	"GET /v1/analytics/agents":         {query: "?project_id={project_id}", want: projectData},
+	"GET /v1/analytics/models":         {query: "?project_id={project_id}", want: projectData},
+	"GET /v1/analytics/timeseries":     {query: "?project_id={project_id}", want: projectData},
+	"GET /v1/analytics/full":           {query: "?project_id={project_id}", want: projectData},
+	"GET /v1/analytics/by/{dimension}": {query: "?project_id={project_id}", want: projectData},
+	"GET /v1/analytics/cache":          {query: "?project_id={project_id}", want: projectData},
 
 	"POST /v1/auth/register":                        {body: body("{}"), want: every(422)},
 	"POST /v1/auth/login":                           {body: body(map[string]string{"email": "nobody@example.com", "password": "wrong password"}), want: every(401)},

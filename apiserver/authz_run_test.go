@@ -71,7 +71,7 @@ func (m *matrixEnv) relogin() {
 
 func fill(tpl, projectID, userID string) string {
 	r := strings.NewReplacer("{project_id}", projectID, "{user_id}", userID,
-		"{version}", "no-such-version", "{model_name:.+}", "gpt-4o")
+		"{version}", "no-such-version", "{model_name:.+}", "gpt-4o", "{dimension}", "model")
 	return r.Replace(tpl)
 }
 

@@ -24,6 +24,17 @@ func post(path string, g guard, h respond.Func) route  { return route{http.Metho
 func patch(path string, g guard, h respond.Func) route { return route{http.MethodPatch, path, g, h} }
 func del(path string, g guard, h respond.Func) route   { return route{http.MethodDelete, path, g, h} }
 
+// read adapts a typed read handler: its value is the 200 JSON answer.
+func read[T any](h func(*http.Request) (T, error)) respond.Func {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		v, err := h(r)
+		if err != nil {
+			return err
+		}
+		return ok(w, http.StatusOK, v)
+	}
+}
+
 // methods are the methods a 405's Allow header may list.
 var methods = []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete}
 

@@ -70,5 +70,13 @@ func (s *Server) originRoutes() []route {
 		post("/v1/projects/{project_id}/invitations/accept", inviteeSession, s.acceptInvitation),
 		post("/v1/projects/{project_id}/invitations/decline", inviteeSession, s.declineInvitation),
 		post("/v1/projects/{project_id}/leave", anyMember, s.leaveProject),
+
+		get("/v1/analytics/overview", projectParam(access.ViewAnalytics), read(s.analyticsOverview)),
+		get("/v1/analytics/agents", projectParam(access.ViewAnalytics), read(s.analyticsAgents)),
+		get("/v1/analytics/models", projectParam(access.ViewAnalytics), read(s.analyticsModels)),
+		get("/v1/analytics/timeseries", projectParam(access.ViewAnalytics), read(s.analyticsTimeseries)),
+		get("/v1/analytics/full", projectParam(access.ViewAnalytics), read(s.analyticsFull)),
+		get("/v1/analytics/by/{dimension}", projectParam(access.ViewAnalytics), read(s.analyticsBy)),
+		get("/v1/analytics/cache", projectParam(access.ViewAnalytics), read(s.analyticsCache)),
 	}
 }

@@ -88,6 +88,14 @@ func (e *Extension) Start(ctx context.Context, host component.Host) error {
 		return e.abort(fmt.Errorf("migrations: %w", err))
 	}
 	log.Info("database ready", zap.Int("migrations_applied", applied))
+	// Events stored before the cache-savings columns get theirs (once).
+	backfilled, err := db.BackfillSavings(ctx)
+	if err != nil {
+		return e.abort(fmt.Errorf("cache savings backfill: %w", err))
+	}
+	if backfilled > 0 {
+		log.Info("cache savings computed for older events", zap.Int64("events", backfilled))
+	}
 	e.startPricing(ctx)
 	accounts := e.cfg.Accounts.accounts(log)
 	if err := e.startJobs(ctx, accounts.Mailer); err != nil {
