@@ -8,6 +8,8 @@ import (
 
 	"go.opentelemetry.io/collector/config/confighttp"
 	"go.opentelemetry.io/collector/config/configopaque"
+
+	"github.com/llmcost/llmcost/internal/ratelimit"
 )
 
 // Config configures the API server, the store and the control plane.
@@ -58,12 +60,16 @@ type Config struct {
 	Jobs JobsConfig `mapstructure:"jobs"`
 }
 
-// RateLimitConfig is a fixed-window quota.
+// RateLimitConfig is a fixed-window quota, counted in PostgreSQL (or in
+// Redis) so that every instance of a deployment shares it.
 type RateLimitConfig struct {
 	// Requests allowed per window; at least 1.
 	Requests int `mapstructure:"requests"`
 	// Window length; at least one second.
 	Window time.Duration `mapstructure:"window"`
+	// RedisURL, when set (redis://[:password@]host[:port][/db]), keeps
+	// the counts in Redis instead of PostgreSQL.
+	RedisURL configopaque.String `mapstructure:"redis_url"`
 }
 
 // PoliciesConfig names the current policy documents.
@@ -94,6 +100,11 @@ func (c *Config) Validate() error {
 	}
 	if c.RateLimit.Window < time.Second {
 		errs = append(errs, fmt.Errorf("rate_limit.window: must be ≥ 1s, got %s", c.RateLimit.Window))
+	}
+	if c.RateLimit.RedisURL != "" {
+		if _, err := ratelimit.NewRedis(string(c.RateLimit.RedisURL), c.RateLimit.Window); err != nil {
+			errs = append(errs, fmt.Errorf("rate_limit.redis_url: %w", err))
+		}
 	}
 	if c.Policies.TermsVersion == "" || c.Policies.PrivacyVersion == "" {
 		errs = append(errs, errors.New("policies: terms_version and privacy_version are required"))

@@ -39,6 +39,7 @@ type Extension struct {
 	catalogue atomic.Pointer[pricing.Catalogue]
 	sync      *catalogsync.Syncer
 	jobs      *jobs.Runner
+	redis     *ratelimit.Redis // the rate-limit counter when redis_url is set
 	api       *apiserver.Server
 	server    *http.Server
 	done      chan struct{}
@@ -104,15 +105,25 @@ func (e *Extension) Start(ctx context.Context, host component.Host) error {
 
 	e.api = apiserver.New(apiserver.Deps{
 		DB: db, Catalogue: &e.catalogue, Logger: log, Version: e.set.BuildInfo.Version,
-		// Counted in PostgreSQL: several instances on one database share
-		// the quota, so it holds for the deployment.
-		Limiter: ratelimit.NewShared(e.cfg.RateLimit.Requests, e.cfg.RateLimit.Window, db),
+		Limiter: e.limiter(),
 		Policies: apiserver.Policies{TermsVersion: e.cfg.Policies.TermsVersion, TermsURL: e.cfg.Policies.TermsURL,
 			PrivacyVersion: e.cfg.Policies.PrivacyVersion, PrivacyURL: e.cfg.Policies.PrivacyURL},
 		Pricing: e.sync, AdminEmails: e.cfg.adminEmails(),
 		Accounts: accounts, Jobs: e.jobs, MaxListLimit: e.cfg.MaxListLimit,
 	})
 	return e.listen(ctx, host)
+}
+
+// limiter counts requests in PostgreSQL, or in Redis when redis_url is
+// set: several instances share the quota, so it holds for the deployment.
+func (e *Extension) limiter() *ratelimit.Shared {
+	rl := e.cfg.RateLimit
+	var counter ratelimit.Counter = e.db
+	if rl.RedisURL != "" {
+		e.redis, _ = ratelimit.NewRedis(string(rl.RedisURL), rl.Window) // Validate parsed it
+		counter = e.redis
+	}
+	return ratelimit.NewShared(rl.Requests, rl.Window, counter)
 }
 
 // listen starts serving e.api on the configured endpoint.
@@ -170,6 +181,10 @@ func (e *Extension) Shutdown(ctx context.Context) error {
 	}
 	// The runner finishes or hands back its jobs while the pool is open.
 	errs = append(errs, e.stopJobs(ctx))
+	if e.redis != nil {
+		e.redis.Close()
+		e.redis = nil
+	}
 	if e.db != nil {
 		e.db.Close()
 		e.db = nil

@@ -6,7 +6,7 @@ import (
 )
 
 // Counter is a store that counts requests for every instance of a
-// deployment: internal/postgres.DB is one.
+// deployment: internal/postgres.DB and Redis are two.
 type Counter interface {
 	CountRequest(ctx context.Context, key string, windowStart time.Time, limit int) (count int, allowed bool, err error)
 }

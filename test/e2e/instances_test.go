@@ -7,13 +7,24 @@ import (
 	"time"
 
 	"github.com/llmcost/llmcost/internal/postgres/pgtest"
+	"github.com/llmcost/llmcost/internal/ratelimit/redistest"
 )
 
 // Two processes on one database behind a (round-robin) load balancer: the
-// rate limit holds for the deployment, the 101st request in a minute
-// across both is 429, and an event sent to both is stored once.
+// rate limit, counted in PostgreSQL, holds for the deployment: the 101st
+// request in a minute across both is 429, and an event sent to both is
+// stored once.
 func TestTwoInstancesShareTheRateLimitAndDeduplicate(t *testing.T) {
-	env := map[string]string{"LLMCOST_DATABASE_URL": pgtest.NewDatabase(t), "LLMCOST_RATE_LIMIT": "100"}
+	twoInstances(t, map[string]string{"LLMCOST_DATABASE_URL": pgtest.NewDatabase(t), "LLMCOST_RATE_LIMIT": "100"})
+}
+
+// The same with the counts in Redis (LLMCOST_REDIS_URL).
+func TestTwoInstancesShareTheRateLimitInRedis(t *testing.T) {
+	twoInstances(t, map[string]string{"LLMCOST_DATABASE_URL": pgtest.NewDatabase(t), "LLMCOST_RATE_LIMIT": "100",
+		"LLMCOST_REDIS_URL": redistest.Start(t)})
+}
+
+func twoInstances(t *testing.T, env map[string]string) {
 	a, b := start(t, env), start(t, env)
 	_, _, key := a.account(t)
 	// The quota is per fixed minute: start with enough of it left for all
