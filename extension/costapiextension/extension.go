@@ -243,6 +243,9 @@ func (e *Extension) Addr() net.Addr { return e.addr }
 // transportError answers confighttp's own refusals (a corrupt gzip stream,
 // an unknown Content-Encoding) in the API's error envelope.
 func transportError(w http.ResponseWriter, _ *http.Request, msg string, status int) {
+	// Answered before the API's middleware: the same headers it sets.
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.Header().Set("Cache-Control", "no-store")
 	code := apierr.BadRequest
 	if strings.HasPrefix(msg, "unsupported Content-Encoding") {
 		code = apierr.UnsupportedMediaType
