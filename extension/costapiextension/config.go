@@ -67,8 +67,9 @@ type RateLimitConfig struct {
 	Requests int `mapstructure:"requests"`
 	// Window length; at least one second.
 	Window time.Duration `mapstructure:"window"`
-	// RedisURL, when set (redis://[:password@]host[:port][/db]), keeps
-	// the counts in Redis instead of PostgreSQL.
+	// RedisURL, when set (redis[s]://[[user]:password@]host[:port][/db],
+	// with go-redis's query options), keeps the counts in Redis instead
+	// of PostgreSQL.
 	RedisURL configopaque.String `mapstructure:"redis_url"`
 }
 
@@ -102,7 +103,7 @@ func (c *Config) Validate() error {
 		errs = append(errs, fmt.Errorf("rate_limit.window: must be ≥ 1s, got %s", c.RateLimit.Window))
 	}
 	if c.RateLimit.RedisURL != "" {
-		if _, err := ratelimit.NewRedis(string(c.RateLimit.RedisURL), c.RateLimit.Window); err != nil {
+		if err := ratelimit.ValidateRedisURL(string(c.RateLimit.RedisURL)); err != nil {
 			errs = append(errs, fmt.Errorf("rate_limit.redis_url: %w", err))
 		}
 	}

@@ -121,6 +121,7 @@ func (e *Extension) limiter() *ratelimit.Shared {
 	var counter ratelimit.Counter = e.db
 	if rl.RedisURL != "" {
 		e.redis, _ = ratelimit.NewRedis(string(rl.RedisURL), rl.Window) // Validate parsed it
+		ratelimit.LogRedisTo(e.set.Logger)
 		counter = e.redis
 	}
 	return ratelimit.NewShared(rl.Requests, rl.Window, counter)

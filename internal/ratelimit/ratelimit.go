@@ -1,9 +1,11 @@
 // Package ratelimit holds fixed-window limiters that report the exact
 // remaining quota and reset time the RateLimit headers need: Limiter in
 // process memory, Shared over a store every instance of a deployment
-// counts in (PostgreSQL, or Redis through this package's own small
-// client). They are hand-written because golang.org/x/time/rate exposes
-// neither a window reset nor an integer remaining count.
+// counts in (PostgreSQL, or Redis through go-redis, which brings the
+// connection pool, reconnects, RESP3 and EVALSHA with an EVAL fallback a
+// hand-written client would have to keep up). The limiters are
+// hand-written because golang.org/x/time/rate exposes neither a window
+// reset nor an integer remaining count.
 package ratelimit
 
 import (

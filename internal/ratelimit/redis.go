@@ -1,76 +1,119 @@
 package ratelimit
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"net/url"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/redis/go-redis/v9"
+	"go.uber.org/zap"
 )
 
 // countScript counts one request unless the window is full (then -1), so
 // refused requests are not counted, as in PostgreSQL; the key expires with
-// its window. One round trip, atomic on the server.
-const countScript = `local c = tonumber(redis.call('GET', KEYS[1]) or '0')
+// its window. One round trip, atomic on the server; go-redis sends it as
+// EVALSHA and falls back to EVAL when the server does not hold it yet.
+var countScript = redis.NewScript(`local c = tonumber(redis.call('GET', KEYS[1]) or '0')
 if c >= tonumber(ARGV[1]) then return -1 end
 c = redis.call('INCR', KEYS[1])
 if c == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
-return c`
+return c`)
+
+// redisTimeout bounds dialling and each read and write unless the URL sets
+// dial_timeout, read_timeout or write_timeout; a request whose context has
+// no deadline gets this long for its whole count, retries included, so a
+// Redis that does not answer delays a request by at most this.
+const redisTimeout = 2 * time.Second
 
 // Redis is a Counter on a Redis server (LLMCOST_REDIS_URL), for
-// deployments that keep rate limits off PostgreSQL. It speaks the few
-// RESP commands it needs itself over a small pool of connections.
+// deployments that keep rate limits off PostgreSQL. It uses go-redis,
+// which keeps the connection pool, reconnects after a server restart,
+// negotiates RESP3 and caches the script on the server.
 type Redis struct {
-	addr, password string
-	db             int
-	pool           chan *redisConn
-	// ttl is how long a window's key lives after its first count: two
-	// windows, so it outlives its window whatever the clocks say.
-	ttl string
-	// Timeout bounds one count when the request's context sets no deadline.
-	Timeout time.Duration
+	client *redis.Client
+	// ttl is how long a window's key lives after its first count, in
+	// milliseconds: two windows, so it outlives its window whatever the
+	// clocks say.
+	ttl int64
 }
 
-type redisConn struct {
-	net.Conn
-	r *bufio.Reader
-}
-
-// maxIdle is how many connections the pool keeps open.
-const maxIdle = 16
-
-// NewRedis parses redis://[:password@]host[:port][/db] for a limiter of
-// the given window; it does not dial.
+// NewRedis parses redis[s]://[[user]:password@]host[:port][/db][?options]
+// (go-redis's ParseURL, so its query options apply) for a limiter of the
+// given window; it does not dial.
 func NewRedis(rawURL string, window time.Duration) (*Redis, error) {
+	opt, err := parseRedisURL(rawURL)
+	if err != nil {
+		return nil, err
+	}
+	return &Redis{client: redis.NewClient(opt), ttl: int64(2 * window / time.Millisecond)}, nil
+}
+
+// ValidateRedisURL reports what is wrong with rawURL, as NewRedis would,
+// without creating a client.
+func ValidateRedisURL(rawURL string) error {
+	_, err := parseRedisURL(rawURL)
+	return err
+}
+
+// parseRedisURL returns the client options of rawURL, with this package's
+// timeouts and retries where the URL sets none. Errors never repeat the
+// URL: it may hold a password.
+func parseRedisURL(rawURL string) (*redis.Options, error) {
+	const form = "redis URL: must be redis[s]://[[user]:password@]host[:port][/db]"
 	u, err := url.Parse(rawURL)
-	if err != nil || u.Scheme != "redis" || u.Hostname() == "" {
-		return nil, fmt.Errorf("redis URL: must be redis://[:password@]host[:port][/db], got %q", rawURL)
+	if err != nil {
+		return nil, errors.New(form + ", does not parse as a URL")
 	}
-	r := &Redis{addr: u.Host, pool: make(chan *redisConn, maxIdle), Timeout: 2 * time.Second,
-		ttl: strconv.FormatInt(int64(2*window/time.Millisecond), 10)}
-	if u.Port() == "" {
-		r.addr = net.JoinHostPort(u.Hostname(), "6379")
+	if u.Scheme != "redis" && u.Scheme != "rediss" {
+		return nil, fmt.Errorf("%s, scheme is %q", form, u.Scheme)
 	}
-	if p, ok := u.User.Password(); ok {
-		r.password = p
+	if u.Hostname() == "" {
+		return nil, errors.New(form + ", host is missing")
 	}
-	if db := strings.TrimPrefix(u.Path, "/"); db != "" {
-		if r.db, err = strconv.Atoi(db); err != nil || r.db < 0 {
-			return nil, fmt.Errorf("redis URL: database %q must be a number ≥ 0", db)
+	opt, err := redis.ParseURL(rawURL)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", form, err)
+	}
+	if opt.DB < 0 {
+		return nil, fmt.Errorf("%s, database %d must be ≥ 0", form, opt.DB)
+	}
+	q := u.Query()
+	for name, d := range map[string]*time.Duration{"dial_timeout": &opt.DialTimeout,
+		"read_timeout": &opt.ReadTimeout, "write_timeout": &opt.WriteTimeout} {
+		if !q.Has(name) {
+			*d = redisTimeout
 		}
 	}
-	return r, nil
+	// One retry, on a fresh connection, covers a connection the server
+	// closed (restart, idle timeout); more would only delay the request
+	// the count is for. One dial attempt per try, for the same reason.
+	if !q.Has("max_retries") {
+		opt.MaxRetries = 1
+	}
+	opt.DialerRetries = 1
+	// The request's deadline bounds the count, as redisTimeout does when
+	// it has none.
+	opt.ContextTimeoutEnabled = true
+	return opt, nil
 }
 
 // CountRequest implements Counter.
 func (r *Redis) CountRequest(ctx context.Context, key string, windowStart time.Time, limit int) (int, bool, error) {
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, redisTimeout)
+		defer cancel()
+	}
 	k := "llmcost:ratelimit:" + key + ":" + strconv.FormatInt(windowStart.Unix(), 10)
-	n, err := r.do(ctx, "EVAL", countScript, "1", k, strconv.Itoa(limit), r.ttl)
+	n, err := countScript.Run(ctx, r.client, []string{k}, limit, r.ttl).Int64()
 	if err != nil {
+		if !strings.HasPrefix(err.Error(), "redis: ") { // a dial or network error
+			err = fmt.Errorf("redis: %w", err)
+		}
 		return 0, true, err
 	}
 	if n < 0 {
@@ -79,107 +122,20 @@ func (r *Redis) CountRequest(ctx context.Context, key string, windowStart time.T
 	return int(n), true, nil
 }
 
-// Close closes the idle connections.
+// LogRedisTo sends go-redis's own messages (a failed dial, say) to log at
+// debug level, where the requests it let through are logged, instead of
+// the process's stderr. go-redis has one logger per process.
+func LogRedisTo(log *zap.Logger) { redis.SetLogger(zapPrintf{log}) }
+
+// zapPrintf is go-redis's Logging on a zap.Logger.
+type zapPrintf struct{ log *zap.Logger }
+
+// Printf implements go-redis's Logging.
+func (z zapPrintf) Printf(_ context.Context, format string, v ...any) {
+	z.log.Debug(fmt.Sprintf(format, v...))
+}
+
+// Close closes the client's connections.
 func (r *Redis) Close() {
-	for {
-		select {
-		case c := <-r.pool:
-			c.Close()
-		default:
-			return
-		}
-	}
-}
-
-// do runs one command that answers an integer (or +OK).
-func (r *Redis) do(ctx context.Context, args ...string) (int64, error) {
-	c, err := r.conn(ctx)
-	if err != nil {
-		return 0, err
-	}
-	deadline, ok := ctx.Deadline()
-	if !ok {
-		deadline = time.Now().Add(r.Timeout)
-	}
-	_ = c.SetDeadline(deadline)
-	n, err := c.command(args...)
-	if err != nil {
-		var re redisError
-		if !errors.As(err, &re) { // the connection may be broken: drop it
-			c.Close()
-			return 0, err
-		}
-	}
-	select {
-	case r.pool <- c:
-	default:
-		c.Close()
-	}
-	return n, err
-}
-
-// conn takes an idle connection or dials one (AUTH and SELECT included).
-func (r *Redis) conn(ctx context.Context) (*redisConn, error) {
-	select {
-	case c := <-r.pool:
-		return c, nil
-	default:
-	}
-	var d net.Dialer
-	dctx, cancel := context.WithTimeout(ctx, r.Timeout)
-	defer cancel()
-	nc, err := d.DialContext(dctx, "tcp", r.addr)
-	if err != nil {
-		return nil, fmt.Errorf("redis: %w", err)
-	}
-	c := &redisConn{Conn: nc, r: bufio.NewReader(nc)}
-	_ = c.SetDeadline(time.Now().Add(r.Timeout))
-	if r.password != "" {
-		if _, err := c.command("AUTH", r.password); err != nil {
-			c.Close()
-			return nil, err
-		}
-	}
-	if r.db != 0 {
-		if _, err := c.command("SELECT", strconv.Itoa(r.db)); err != nil {
-			c.Close()
-			return nil, err
-		}
-	}
-	return c, nil
-}
-
-// redisError is an error reply: the connection is still usable.
-type redisError string
-
-func (e redisError) Error() string { return "redis: " + string(e) }
-
-// command writes args as a RESP array and reads an integer, status or
-// error reply.
-func (c *redisConn) command(args ...string) (int64, error) {
-	var b strings.Builder
-	fmt.Fprintf(&b, "*%d\r\n", len(args))
-	for _, a := range args {
-		fmt.Fprintf(&b, "$%d\r\n%s\r\n", len(a), a)
-	}
-	if _, err := c.Write([]byte(b.String())); err != nil {
-		return 0, fmt.Errorf("redis: %w", err)
-	}
-	line, err := c.r.ReadString('\n')
-	if err != nil {
-		return 0, fmt.Errorf("redis: %w", err)
-	}
-	line = strings.TrimRight(line, "\r\n")
-	if line == "" {
-		return 0, errors.New("redis: empty reply")
-	}
-	switch line[0] {
-	case ':':
-		return strconv.ParseInt(line[1:], 10, 64)
-	case '+':
-		return 0, nil
-	case '-':
-		return 0, redisError(line[1:])
-	}
-	return 0, fmt.Errorf("redis: unexpected reply %q", line)
+	_ = r.client.Close()
 }

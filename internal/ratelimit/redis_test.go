@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/llmcost/llmcost/internal/ratelimit/redistest"
+	"github.com/redis/go-redis/v9"
 )
 
 // Two limiters (two instances) on one Redis: 30 concurrent requests
@@ -56,9 +57,18 @@ func TestRedisCounterIsShared(t *testing.T) {
 }
 
 func TestRedisURLAndErrors(t *testing.T) {
-	for _, bad := range []string{"http://x", "redis://", "redis://h/x"} {
-		if _, err := NewRedis(bad, time.Minute); err == nil {
+	for _, bad := range []string{"http://x", "redis://", "redis://h/x", "redis://h/-1", "redis://h?nope=1",
+		"redis://:s3cret@h/x", "redis://:s3cret@h:port"} {
+		_, err := NewRedis(bad, time.Minute)
+		if err == nil || ValidateRedisURL(bad) == nil {
 			t.Errorf("%q accepted", bad)
+		} else if strings.Contains(err.Error(), "s3cret") {
+			t.Errorf("%q: the error repeats the password: %v", bad, err)
+		}
+	}
+	for _, good := range []string{"redis://h", "rediss://u:p@h:6380/3?dial_timeout=1s&max_retries=0"} {
+		if err := ValidateRedisURL(good); err != nil {
+			t.Errorf("%q: %v", good, err)
 		}
 	}
 	for name, url := range map[string]string{
@@ -77,8 +87,35 @@ func TestRedisURLAndErrors(t *testing.T) {
 	}
 }
 
+// A server that drops its connections (restart, idle timeout) costs no
+// count: the client notices on a fresh connection.
+func TestRedisReconnects(t *testing.T) {
+	url := redistest.Start(t)
+	r, err := NewRedis(url, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(r.Close)
+	l := NewShared(5, time.Minute, r)
+	if d, err := l.Allow(context.Background(), "k"); err != nil || d.Remaining != 4 {
+		t.Fatalf("first: %+v %v", d, err)
+	}
+	opt, err := redis.ParseURL(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	admin := redis.NewClient(opt)
+	defer admin.Close()
+	if n, err := admin.ClientKillByFilter(context.Background(), "TYPE", "normal", "SKIPME", "yes").Result(); err != nil || n < 1 {
+		t.Fatalf("CLIENT KILL: %d %v", n, err)
+	}
+	if d, err := l.Allow(context.Background(), "k"); err != nil || d.Remaining != 3 {
+		t.Fatalf("after the server closed the connection: %+v %v", d, err)
+	}
+}
+
 // BenchmarkRedisCount is the per-request cost of counting in Redis (one
-// EVAL): go test -run '^$' -bench RedisCount -benchtime 5000x ./internal/ratelimit/
+// EVALSHA): go test -run '^$' -bench RedisCount -benchtime 5000x ./internal/ratelimit/
 func BenchmarkRedisCount(b *testing.B) {
 	r, err := NewRedis(redistest.Start(b), time.Minute)
 	if err != nil {
