@@ -16,6 +16,8 @@ type Catalogue struct {
 	source  string
 	entries []Entry        // sorted by key
 	index   map[string]int // lower-cased model name → position in entries
+	aliases map[string]int // lower-cased alias → position of its model
+	undated map[string]int // undated name of a dated model → newest such model
 }
 
 // Deprecation is one announced model retirement.
@@ -39,7 +41,8 @@ func NewCatalogue(entries []Entry, source string) *Catalogue {
 		e.Model = key
 		byKey[key] = cloneEntry(e)
 	}
-	c := &Catalogue{source: source, index: make(map[string]int, len(byKey))}
+	c := &Catalogue{source: source, index: make(map[string]int, len(byKey)),
+		aliases: map[string]int{}, undated: map[string]int{}}
 	for _, e := range byKey {
 		c.entries = append(c.entries, e)
 	}
@@ -47,6 +50,7 @@ func NewCatalogue(entries []Entry, source string) *Catalogue {
 	for i, e := range c.entries {
 		c.index[e.Model] = i
 	}
+	c.indexNames()
 	c.version = source + "-" + contentHash(c.entries)
 	return c
 }
@@ -72,26 +76,86 @@ func (c *Catalogue) Source() string { return c.source }
 // Len is the number of models.
 func (c *Catalogue) Len() int { return len(c.entries) }
 
-// Lookup finds the entry for a model name as a client sent it. It tries the
-// exact name (case-insensitive), then the normalised name with its date, then
-// the normalised name without the date, so a dated entry that is its own
-// catalogue key (gpt-4o-2024-05-13) wins over its family name.
+// Resolution says how a name sent by a client found its entry.
+type Resolution struct {
+	// Via is "exact" (the catalogue name), "normalized" (provider prefix,
+	// case, version suffix removed), "alias" (a -latest or family alias),
+	// "retired" (a retired name now served by its successor) or "undated"
+	// (an undated name of a dated model: its newest release).
+	Via string
+	// Alias is the alias or retired name matched; empty otherwise.
+	Alias string
+	// Retired is the retirement date of a retired name.
+	Retired string
+}
+
+// Lookup finds the entry for a model name as a client sent it; see Resolve.
 func (c *Catalogue) Lookup(model string) (Entry, bool) {
+	e, _, ok := c.Resolve(model)
+	return e, ok
+}
+
+// Resolve finds the entry for a model name as a client sent it. It tries
+// the exact name (case-insensitive), then the normalised name with its
+// date, then the aliases (the exact and the normalised name), then the
+// normalised name without the date, and last the undated name of a dated
+// model, so a dated entry that is its own catalogue key (gpt-4o-2024-05-13)
+// wins over its family name and a catalogue name always wins over an alias.
+func (c *Catalogue) Resolve(model string) (Entry, Resolution, bool) {
 	key := strings.ToLower(strings.TrimSpace(model))
 	if key == "" {
-		return Entry{}, false
+		return Entry{}, Resolution{}, false
 	}
 	if i, ok := c.index[key]; ok {
-		return cloneEntry(c.entries[i]), true
+		return cloneEntry(c.entries[i]), Resolution{Via: "exact"}, true
 	}
 	norm := normalizeKeepDate(key)
 	if i, ok := c.index[norm]; ok {
-		return cloneEntry(c.entries[i]), true
+		return cloneEntry(c.entries[i]), Resolution{Via: "normalized"}, true
+	}
+	for _, name := range []string{key, norm, stripDate(norm)} {
+		if i, ok := c.aliases[name]; ok {
+			return cloneEntry(c.entries[i]), c.aliasResolution(i, name), true
+		}
 	}
 	if i, ok := c.index[stripDate(norm)]; ok {
-		return cloneEntry(c.entries[i]), true
+		return cloneEntry(c.entries[i]), Resolution{Via: "normalized"}, true
 	}
-	return Entry{}, false
+	if i, ok := c.undated[norm]; ok {
+		return cloneEntry(c.entries[i]), Resolution{Via: "undated", Alias: norm}, true
+	}
+	return Entry{}, Resolution{}, false
+}
+
+func (c *Catalogue) aliasResolution(i int, name string) Resolution {
+	for _, a := range c.entries[i].Aliases {
+		if strings.EqualFold(a.Name, name) && a.Retired != "" {
+			return Resolution{Via: "retired", Alias: a.Name, Retired: a.Retired}
+		}
+	}
+	return Resolution{Via: "alias", Alias: name}
+}
+
+// indexNames fills the alias and undated-name indexes. A catalogue name is
+// never shadowed: an alias equal to an entry's name is ignored, and of two
+// dated releases the newest (the greatest name) answers the undated name.
+func (c *Catalogue) indexNames() {
+	for i, e := range c.entries {
+		for _, a := range e.Aliases {
+			name := strings.ToLower(strings.TrimSpace(a.Name))
+			if _, taken := c.index[name]; name == "" || taken {
+				continue
+			}
+			c.aliases[name] = i
+		}
+		if u := stripDate(e.Model); u != e.Model {
+			if _, taken := c.index[u]; !taken {
+				if j, seen := c.undated[u]; !seen || c.entries[j].Model < e.Model {
+					c.undated[u] = i
+				}
+			}
+		}
+	}
 }
 
 // Entries returns every entry, sorted by model name.
@@ -110,6 +174,11 @@ func (c *Catalogue) Deprecations() []Deprecation {
 	for _, e := range c.entries {
 		if e.DeprecationDate != "" {
 			out = append(out, Deprecation{e.Model, e.DeprecationDate, e.Replacement})
+		}
+		for _, a := range e.Aliases {
+			if _, shadowed := c.index[strings.ToLower(a.Name)]; a.Retired != "" && !shadowed {
+				out = append(out, Deprecation{strings.ToLower(a.Name), a.Retired, e.Model})
+			}
 		}
 	}
 	sort.Slice(out, func(i, j int) bool {
@@ -191,6 +260,20 @@ func cloneEntry(e Entry) Entry {
 		t := *e.LongContext
 		e.LongContext = &t
 	}
+	if e.Periods != nil {
+		ps := make([]Period, len(e.Periods))
+		for i, p := range e.Periods {
+			if p.LongContext != nil {
+				t := *p.LongContext
+				p.LongContext = &t
+			}
+			ps[i] = p
+		}
+		e.Periods = ps
+	}
+	if e.Aliases != nil {
+		e.Aliases = append([]Alias(nil), e.Aliases...)
+	}
 	return e
 }
 
@@ -206,12 +289,23 @@ func writeEntry(w io.Writer, e Entry) {
 		return fmt.Sprintf("%d,%d,%d:%t,%d:%t,%d:%t", r.Input, r.Output,
 			r.CacheRead, r.HasCacheRead, r.CacheWrite, r.HasCacheWrite, r.CacheWrite1h, r.HasCacheWrite1h)
 	}
-	tier := "-"
-	if e.LongContext != nil {
-		tier = fmt.Sprintf("%d>%s", e.LongContext.ThresholdTokens, rates(e.LongContext.Rates))
+	tier := func(t *Tier) string {
+		if t == nil {
+			return "-"
+		}
+		return fmt.Sprintf("%d>%s", t.ThresholdTokens, rates(t.Rates))
 	}
-	fmt.Fprintf(w, "%s|%s|%s|%s|%s|%d|%d|%s|%s\n", e.Model, e.Provider, e.Mode,
-		rates(e.Base), tier, e.MaxInputTokens, e.MaxOutputTokens, e.DeprecationDate, e.Replacement)
+	fmt.Fprintf(w, "%s|%s|%s|%s|%s|%d|%d|%s|%s", e.Model, e.Provider, e.Mode,
+		rates(e.Base), tier(e.LongContext), e.MaxInputTokens, e.MaxOutputTokens, e.DeprecationDate, e.Replacement)
+	// Entries without periods or aliases hash as before, so versions of
+	// catalogues that have none do not change.
+	for _, p := range e.Periods {
+		fmt.Fprintf(w, "|p:%s/%s/%s/%s", p.ID(), p.Label, rates(p.Base), tier(p.LongContext))
+	}
+	for _, a := range e.Aliases {
+		fmt.Fprintf(w, "|a:%s/%s", a.Name, a.Retired)
+	}
+	fmt.Fprintln(w)
 }
 
 func contentHash(entries []Entry) string {
