@@ -48,10 +48,10 @@ var agreementTimes = []struct {
 }
 
 type agreementCase struct {
-	key        string
-	ours, ref  Entry
-	u          Usage
-	at         time.Time
+	key       string
+	ours, ref Entry
+	u         Usage
+	at        time.Time
 }
 
 // TestEstimatorAgreesWithIndependentCatalogues prices several hundred calls
