@@ -64,7 +64,7 @@ func (e *Extension) startJobs(ctx context.Context, mailer mail.Sender) error {
 	cfg := jobs.Config{Pool: e.db.Pool, Logger: e.set.Logger, Mailer: mailer,
 		Retry: jobs.Backoff{Min: j.RetryMin, Max: j.RetryMax}, MailAttempts: j.MailAttempts,
 		Sync: e.sync, SyncTimeout: p.SyncTimeout}
-	if p.SyncURL != "" {
+	if p.SyncURL != "" || p.GenAIPricesURL != "" {
 		cfg.SyncInterval = p.SyncInterval
 	}
 	runner, err := jobs.New(cfg)
