@@ -134,14 +134,14 @@ func periods(e pricing.Entry) []periodJSON {
 			j.ID = pricing.BasePeriod
 		}
 		if p.HasWindow {
-			j.TimeOfDay = &timeOfDayJSON{Start: clock(p.DayStart), End: clock(p.DayEnd), WeekdaysOnly: p.WeekdaysOnly}
+			j.TimeOfDay = &timeOfDayJSON{Start: hhmm(p.DayStart), End: hhmm(p.DayEnd), WeekdaysOnly: p.WeekdaysOnly}
 		}
 		out = append(out, j)
 	}
 	return out
 }
 
-func clock(min int) string { return fmt.Sprintf("%02d:%02d", min/60, min%60) }
+func hhmm(min int) string { return fmt.Sprintf("%02d:%02d", min/60, min%60) }
 
 func aliases(e pricing.Entry) []aliasJSON {
 	out := []aliasJSON{}
