@@ -57,10 +57,19 @@ func NewCatalogue(entries []Entry, source string) *Catalogue {
 
 // Merge returns a new catalogue holding base's entries overlaid by overlay:
 // an overlay entry replaces the base entry of the same model. base may be nil.
+// An overlay entry without aliases keeps the base entry's: a file that
+// re-prices mistral-large-2512 must not make mistral-large-latest unknown.
 func Merge(base *Catalogue, overlay []Entry, source string) *Catalogue {
 	var all []Entry
 	if base != nil {
 		all = base.Entries()
+		overlay = append([]Entry(nil), overlay...) // the caller's slice stays as it is
+		for i, e := range overlay {
+			if j, ok := base.index[strings.ToLower(strings.TrimSpace(e.Model))]; ok && len(e.Aliases) == 0 {
+				e.Aliases = base.entries[j].Aliases
+				overlay[i] = e
+			}
+		}
 	}
 	return NewCatalogue(append(all, overlay...), source)
 }
