@@ -93,13 +93,13 @@ func TestOneSourceDownStillSyncsTheOther(t *testing.T) {
 }
 
 // The import path accepts a genai-prices file as well: detected, parsed and
-// held to the same rules (the 29-model fixture is refused by the mass-drop
+// held to the same rules (the 30-model fixture is refused by the mass-drop
 // rule against the built-in table), and an import keeps built-in aliases.
 func TestImportDetectsGenAIFormat(t *testing.T) {
 	s, cat := newSyncer("", nil)
 	_, err := s.Import(context.Background(), genaiFixture(t))
-	if err == nil || !strings.Contains(err.Error(), "prices only 29 of") {
-		t.Fatalf("a 29-model genai-prices file against the built-in table: %v", err)
+	if err == nil || !strings.Contains(err.Error(), "prices only 30 of") {
+		t.Fatalf("a 30-model genai-prices file against the built-in table: %v", err)
 	}
 	m := fixtureMap(t)
 	for k := range m {
@@ -114,7 +114,7 @@ func TestImportDetectsGenAIFormat(t *testing.T) {
 		t.Error("built-in aliases must survive an import")
 	}
 	entries, _, format, err := pricing.ParseAny(genaiFixture(t))
-	if err != nil || format != pricing.FormatGenAI || len(entries) != 29 {
+	if err != nil || format != pricing.FormatGenAI || len(entries) != 30 {
 		t.Errorf("ParseAny: %s %d %v", format, len(entries), err)
 	}
 }

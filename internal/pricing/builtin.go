@@ -141,10 +141,11 @@ var builtinRows = []row{
 	{"deepseek-chat", "deepseek", "chat", "0.28", "0.42", "0.028", "", "", 131072, 8192, "2026-07-24", "deepseek-flash", nil},
 	{"deepseek-reasoner", "deepseek", "chat", "0.28", "0.42", "0.028", "", "", 131072, 65536, "2026-07-24", "deepseek-flash", nil},
 
-	// xAI Grok: cached input only; the Grok 4 generation (not in the fixture)
-	// bills long context above 128k prompt tokens.
-	{"grok-4.5", "xai", "chat", "2", "6", "0.5", "", "", 500000, 500000, "", "", nil},
-	{"grok-4.3", "xai", "chat", "1.25", "2.5", "0.2", "", "", 1000000, 1000000, "", "", nil},
+	// xAI Grok: cached input only; Grok 4 and the 4 Fast models bill long
+	// context above 128k prompt tokens, Grok 4.3 and 4.5 double every rate
+	// above 200k (missing from the LiteLLM snapshot: fixtureMissingTiers).
+	{"grok-4.5", "xai", "chat", "2", "6", "0.5", "", "", 500000, 500000, "", "", &tierRow{200000, "4", "12", "1", "", ""}},
+	{"grok-4.3", "xai", "chat", "1.25", "2.5", "0.2", "", "", 1000000, 1000000, "", "", &tierRow{200000, "2.5", "5", "0.4", "", ""}},
 	{"grok-4.20-0309-reasoning", "xai", "chat", "1.25", "2.5", "0.2", "", "", 1000000, 1000000, "", "", nil},
 	{"grok-4.20-0309-non-reasoning", "xai", "chat", "1.25", "2.5", "0.2", "", "", 1000000, 1000000, "", "", nil},
 	{"grok-4.20-multi-agent-0309", "xai", "chat", "1.25", "2.5", "0.2", "", "", 1000000, 1000000, "", "", nil},

@@ -33,6 +33,17 @@ var fixtureErrata = []erratum{
 	{"gpt-5.5-pro", "tier.read", "6", "", "no cached-input rate published"},
 }
 
+// fixtureMissingTiers are long-context tiers the snapshot lacks; xAI bills
+// Grok 4.3 and 4.5 at twice every rate above 200k prompt tokens (the 4.x
+// "higher context pricing"). The test requires the fixture to still lack
+// them.
+var fixtureMissingTiers = map[string]Tier{
+	"grok-4.3": {ThresholdTokens: 200000, Rates: Rates{Input: 2_500_000_000_000, Output: 5_000_000_000_000,
+		CacheRead: 400_000_000_000, HasCacheRead: true}},
+	"grok-4.5": {ThresholdTokens: 200000, Rates: Rates{Input: 4_000_000_000_000, Output: 12_000_000_000_000,
+		CacheRead: 1_000_000_000_000, HasCacheRead: true}},
+}
+
 // fixtureDate is when the LiteLLM snapshot was taken: built-in entries are
 // compared with it at the rates they had then (Claude Sonnet 5 was at its
 // introductory price, DeepSeek had no peak hours yet).
@@ -102,6 +113,12 @@ func TestBuiltinAgreesWithFixture(t *testing.T) {
 		}
 		ours = asOfFixture(ours)
 		compared++
+		if tier, ok := fixtureMissingTiers[ours.Model]; ok {
+			if theirs.LongContext != nil {
+				t.Errorf("%s: the fixture now has a tier: drop it from fixtureMissingTiers", ours.Model)
+			}
+			theirs.LongContext = &tier
+		}
 		for _, er := range fixtureErrata {
 			if er.model != ours.Model {
 				continue
@@ -150,6 +167,9 @@ func TestBuiltinResolvesFixtureNames(t *testing.T) {
 	errata := map[string]bool{}
 	for _, er := range fixtureErrata {
 		errata[er.model] = true
+	}
+	for m := range fixtureMissingTiers {
+		errata[m] = true
 	}
 	resolved := 0
 	for name, theirs := range fixture {

@@ -136,8 +136,10 @@ func TestDeepSeekWeekend(t *testing.T) {
 	}
 }
 
-// https://docs.x.ai/docs/models: Grok 4 doubles above 128k prompt tokens;
-// grok-4 and grok-4-fast are aliases of the dated and reasoning models.
+// https://docs.x.ai/docs/models: Grok 4 doubles above 128k prompt tokens,
+// Grok 4.3 and 4.5 above 200k (list prices as re-checked by
+// https://docs.apiyi.com/en/models/grok-4-3.md on 2026-07-13); grok-4 and
+// grok-4-fast are aliases of the dated and reasoning models.
 func TestXAIPublishedPrices(t *testing.T) {
 	checkPinned(t, []pinned{
 		{"grok-4", today, "3", "15", "0.75", "", "grok-4-0709"},
@@ -147,6 +149,12 @@ func TestXAIPublishedPrices(t *testing.T) {
 	e, _ := Builtin().Lookup("grok-4")
 	if r, tier := e.EffectiveRates(128_001); !tier || r.Input != mtok(t, "6") || r.Output != mtok(t, "30") {
 		t.Errorf("grok-4 above 128k: %+v", r)
+	}
+	for model, want := range map[string][2]string{"grok-4.3": {"2.5", "5"}, "grok-4.5": {"4", "12"}} {
+		e, _ := Builtin().Lookup(model)
+		if r, tier := e.EffectiveRates(200_001); !tier || r.Input != mtok(t, want[0]) || r.Output != mtok(t, want[1]) {
+			t.Errorf("%s above 200k: %+v", model, r)
+		}
 	}
 	if _, res, _ := Builtin().Resolve("deepseek-v4-flash"); res.Via != "retired" || res.Retired != "2026-09-10" {
 		t.Errorf("deepseek-v4-flash is a retired name: %+v", res)
