@@ -18,7 +18,7 @@ import (
 
 func TestMain(m *testing.M) { pgtest.Main(m) }
 
-func openDB(t *testing.T) *postgres.DB {
+func openDB(t testing.TB) *postgres.DB {
 	t.Helper()
 	ctx := context.Background()
 	db, err := postgres.Open(ctx, pgtest.NewDatabase(t), 8)
