@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/llmcost/llmcost/internal/apierr"
 	"github.com/llmcost/llmcost/internal/pricing"
@@ -31,6 +32,9 @@ type estimateRequest struct {
 	CacheWrite1hTokens int64    `json:"cache_write_1h_tokens"`
 	ReasoningTokens    int64    `json:"reasoning_tokens"`
 	Compare            []string `json:"compare"`
+	// Timestamp (RFC 3339) prices the call at the rates in force then;
+	// absent: now.
+	Timestamp *string `json:"timestamp"`
 }
 
 type estimateRates struct {
@@ -67,6 +71,10 @@ type estimateResponse struct {
 	Rates              estimateRates         `json:"rates"`
 	Alternatives       []estimateAlternative `json:"alternatives"`
 	PriceVersion       string                `json:"price_version"`
+	// Timestamp is when the call is priced; PricePeriod the rate period in
+	// force then (null for a model with one price).
+	Timestamp   string  `json:"timestamp"`
+	PricePeriod *string `json:"price_period"`
 }
 
 func usdNumber(nano int64) json.Number { return json.Number(pricing.FormatUSD(nano)) }
@@ -83,11 +91,16 @@ func (s *Server) estimate(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	at, err := estimateTime(req.Timestamp)
+	if err != nil {
+		return err
+	}
 	cat := s.Catalogue.Load()
 	entry, found := cat.Lookup(req.Model)
 	if !found {
 		return unknownModel(cat, "model", req.Model)
 	}
+	entry, period := entry.At(at)
 	b := entry.Price(usage)
 	alts := make([]estimateAlternative, 0, len(req.Compare))
 	for i, name := range req.Compare {
@@ -96,6 +109,7 @@ func (s *Server) estimate(w http.ResponseWriter, r *http.Request) error {
 			return apierr.Field(fmt.Sprintf("compare[%d]", i), fmt.Sprintf("%q is not in the price catalogue", name)).
 				WithHint(closeNames(cat, name))
 		}
+		alt, _ = alt.At(at)
 		total := alt.Price(usage).Total
 		alts = append(alts, estimateAlternative{Model: alt.Model, TotalCost: usdNumber(total),
 			Savings: usdNumber(b.Total - total)})
@@ -109,8 +123,20 @@ func (s *Server) estimate(w http.ResponseWriter, r *http.Request) error {
 		Rates: estimateRates{InputPer1K: per1K(b.Rates.Input), OutputPer1K: per1K(b.Rates.Output),
 			CacheReadPer1K: per1K(b.Rates.CacheRead), CacheWritePer1K: per1K(b.Rates.CacheWrite),
 			CacheWrite1hPer1K: per1K(b.Rates.CacheWrite1h)},
-		Alternatives: alts, PriceVersion: cat.Version(),
+		Alternatives: alts, PriceVersion: cat.Version(), Timestamp: ts(at), PricePeriod: optText(period),
 	})
+}
+
+// estimateTime reads the optional timestamp; absent means now.
+func estimateTime(raw *string) (time.Time, error) {
+	if raw == nil {
+		return time.Now().UTC(), nil
+	}
+	at, err := time.Parse(time.RFC3339Nano, strings.TrimSpace(*raw))
+	if err != nil {
+		return time.Time{}, apierr.Field("timestamp", "must be an RFC 3339 time with a zone, e.g. 2026-11-23T14:00:00Z")
+	}
+	return at.UTC(), nil
 }
 
 // checkEstimate validates the request and returns its usage.

@@ -57,11 +57,11 @@ var goldenEstimates = []golden{
 	// Under the threshold: 100000 × 1.25 = $0.125; 50000 × 0.125 = $0.00625; 1000 × 10 = $0.01.
 	{"gemini cached", map[string]any{"model": "gemini/gemini-2.5-pro", "input_tokens": 150000, "output_tokens": 1000,
 		"cached_tokens": 50000}, [5]string{"0.125", "0.00625", "0", "0.01", "0.14125"}, false},
-	// Mistral Large 2512 publishes no cache rates: $0.50 in, $1.50 out, so
-	// caching saves nothing. uncached 3000 × 0.5 = $0.0015; read 6000 × 0.5 = $0.003;
-	// write 1000 × 0.5 = $0.0005; output 1000 × 1.5 = $0.0015.
-	{"no cache rate", map[string]any{"model": "mistral-large-2512", "input_tokens": 10000, "output_tokens": 1000,
-		"cached_tokens": 6000, "cache_write_tokens": 1000}, [5]string{"0.0015", "0.003", "0.0005", "0.0015", "0.0065"}, false},
+	// GPT-4o 2024-05-13 publishes no cache rates: $5 in, $15 out, so
+	// caching saves nothing. uncached 3000 × 5 = $0.015; read 6000 × 5 = $0.03;
+	// write 1000 × 5 = $0.005; output 1000 × 15 = $0.015.
+	{"no cache rate", map[string]any{"model": "gpt-4o-2024-05-13", "input_tokens": 10000, "output_tokens": 1000,
+		"cached_tokens": 6000, "cache_write_tokens": 1000}, [5]string{"0.015", "0.03", "0.005", "0.015", "0.065"}, false},
 }
 
 func TestEstimateGoldenCases(t *testing.T) {
@@ -97,8 +97,8 @@ func TestEstimateRatesAndAlternatives(t *testing.T) {
 		t.Errorf("alternatives\n got %s\nwant %s", got, want)
 	}
 	// A model without cache rates shows the input rate it applies to them.
-	r = pricingDo(t, "POST", url+"/v1/estimate", map[string]any{"model": "mistral-large-2512", "input_tokens": 1, "output_tokens": 1})
-	if rates := r.body["rates"].(map[string]any); rates["cache_read_per_1k"].(json.Number) != "0.0005" {
+	r = pricingDo(t, "POST", url+"/v1/estimate", map[string]any{"model": "gpt-4o-2024-05-13", "input_tokens": 1, "output_tokens": 1})
+	if rates := r.body["rates"].(map[string]any); rates["cache_read_per_1k"].(json.Number) != "0.005" {
 		t.Errorf("no-cache rates %v", rates)
 	}
 }

@@ -72,6 +72,7 @@ type eventJSON struct {
 	CatalogueCost      *json.Number    `json:"catalogue_cost"`
 	Priced             bool            `json:"priced"`
 	PriceVersion       *string         `json:"price_version"`
+	PricePeriod        *string         `json:"price_period"`
 	LatencyMS          *int64          `json:"latency_ms"`
 	Success            bool            `json:"success"`
 	Error              *string         `json:"error"`
@@ -98,7 +99,7 @@ func newEventJSON(ev *event.Event) eventJSON {
 		CacheWriteTokens: ev.CacheWriteTokens, CacheWrite1hTokens: ev.CacheWrite1hTokens,
 		TotalTokens: ev.TotalTokens, ReasoningTokens: ev.ReasoningTokens,
 		Cost: usdNumber(ev.CostNano), CostProvided: ev.CostProvided, Priced: ev.Priced,
-		PriceVersion: optText(ev.PriceVersion), LatencyMS: ev.LatencyMS, Success: ev.Success,
+		PriceVersion: optText(ev.PriceVersion), PricePeriod: optText(ev.PricePeriod), LatencyMS: ev.LatencyMS, Success: ev.Success,
 		Error: optText(ev.Error), Streaming: ev.Streaming, Timestamp: ts(ev.Timestamp),
 		TraceID: optText(ev.TraceID), SpanID: optText(ev.SpanID), ParentSpanID: optText(ev.ParentSpanID),
 		Workflow: optText(ev.Workflow), StepName: optText(ev.StepName), ToolName: optText(ev.ToolName),

@@ -32,6 +32,12 @@ type catalogueEntryJSON struct {
 	Replacement       *string          `json:"replacement"`
 	Source            string           `json:"source"`
 	UpdatedAt         string           `json:"updated_at"`
+	// Period is the rate period in force now (null for a model with one
+	// price); Periods lists every dated or time-of-day rate, oldest first.
+	Period   *string         `json:"period"`
+	Periods  []periodJSON    `json:"periods"`
+	Aliases  []aliasJSON     `json:"aliases"`
+	Resolved *resolutionJSON `json:"resolved,omitempty"`
 }
 
 // longContextJSON is the tier that prices a whole call whose prompt
@@ -45,7 +51,10 @@ type longContextJSON struct {
 	CacheWrite1hPer1K *json.Number `json:"cache_write_1h_per_1k"`
 }
 
-func catalogueEntry(e pricing.Entry, updatedAt time.Time) catalogueEntryJSON {
+// catalogueEntry shows an entry with the rates in force at now.
+func catalogueEntry(e pricing.Entry, updatedAt, now time.Time) catalogueEntryJSON {
+	all := e
+	e, period := e.At(now)
 	out := catalogueEntryJSON{
 		Model: e.Model, Provider: e.Provider, Mode: e.Mode,
 		InputPer1K: per1K(e.Base.Input), OutputPer1K: per1K(e.Base.Output),
@@ -54,17 +63,24 @@ func catalogueEntry(e pricing.Entry, updatedAt time.Time) catalogueEntryJSON {
 		CacheWrite1hPer1K: optPer1K(e.Base.CacheWrite1h, e.Base.HasCacheWrite1h),
 		MaxInputTokens:    optTokens(e.MaxInputTokens), MaxOutputTokens: optTokens(e.MaxOutputTokens),
 		DeprecationDate: optText(e.DeprecationDate), Replacement: optText(e.Replacement),
-		Source: e.Source, UpdatedAt: ts(updatedAt),
-	}
-	if t := e.LongContext; t != nil {
-		r, _ := e.EffectiveRates(t.ThresholdTokens + 1)
-		out.LongContext = &longContextJSON{ThresholdTokens: t.ThresholdTokens,
-			InputPer1K: per1K(r.Input), OutputPer1K: per1K(r.Output),
-			CacheReadPer1K:    optPer1K(r.CacheRead, r.HasCacheRead),
-			CacheWritePer1K:   optPer1K(r.CacheWrite, r.HasCacheWrite),
-			CacheWrite1hPer1K: optPer1K(r.CacheWrite1h, r.HasCacheWrite1h)}
+		Source: e.Source, UpdatedAt: ts(updatedAt), Period: optText(period),
+		LongContext: longContext(e), Periods: periods(all), Aliases: aliases(all),
 	}
 	return out
+}
+
+// longContext shows an entry's tier with the base rates filled in.
+func longContext(e pricing.Entry) *longContextJSON {
+	t := e.LongContext
+	if t == nil {
+		return nil
+	}
+	r, _ := e.EffectiveRates(t.ThresholdTokens + 1)
+	return &longContextJSON{ThresholdTokens: t.ThresholdTokens,
+		InputPer1K: per1K(r.Input), OutputPer1K: per1K(r.Output),
+		CacheReadPer1K:    optPer1K(r.CacheRead, r.HasCacheRead),
+		CacheWritePer1K:   optPer1K(r.CacheWrite, r.HasCacheWrite),
+		CacheWrite1hPer1K: optPer1K(r.CacheWrite1h, r.HasCacheWrite1h)}
 }
 
 // listPricing is GET /v1/pricing: every model, sorted by name; the optional
@@ -75,7 +91,7 @@ func (s *Server) listPricing(w http.ResponseWriter, r *http.Request) error {
 	models := []catalogueEntryJSON{}
 	for _, e := range cat.Entries() {
 		if provider == "" || e.Provider == provider {
-			models = append(models, catalogueEntry(e, s.Pricing.UpdatedAt(e.Model)))
+			models = append(models, catalogueEntry(e, s.Pricing.UpdatedAt(e.Model), time.Now()))
 		}
 	}
 	st := s.Pricing.Status()
@@ -88,11 +104,18 @@ func (s *Server) listPricing(w http.ResponseWriter, r *http.Request) error {
 func (s *Server) modelPricing(w http.ResponseWriter, r *http.Request) error {
 	name := mux.Vars(r)["model_name"]
 	cat := s.Catalogue.Load()
-	e, found := cat.Lookup(name)
+	e, res, found := cat.Resolve(name)
 	if !found {
 		return unknownModel(cat, "model", name)
 	}
-	return ok(w, http.StatusOK, catalogueEntry(e, s.Pricing.UpdatedAt(e.Model)))
+	out := catalogueEntry(e, s.Pricing.UpdatedAt(e.Model), time.Now())
+	out.Resolved = &resolutionJSON{Requested: name, Model: e.Model, Via: res.Via, Deprecated: e.DeprecationDate != ""}
+	if res.Via == "retired" {
+		// The provider retired the name and serves it with this model.
+		out.Resolved.Deprecated = true
+		out.DeprecationDate, out.Replacement = optText(res.Retired), optText(e.Model)
+	}
+	return ok(w, http.StatusOK, out)
 }
 
 // pricingVersion is GET /v1/pricing/versions/{version}: the catalogue an
@@ -118,7 +141,7 @@ func (s *Server) pricingVersion(w http.ResponseWriter, r *http.Request) error {
 	}
 	models := make([]catalogueEntryJSON, len(entries))
 	for i, e := range entries {
-		models[i] = catalogueEntry(e, created)
+		models[i] = catalogueEntry(e, created, time.Now())
 	}
 	return ok(w, http.StatusOK, versionJSON{Version: cat.Version(), Source: cat.Source(),
 		CreatedAt: ts(created), Models: models, Total: len(models)})
@@ -158,5 +181,6 @@ func (s *Server) syncStatus(w http.ResponseWriter, _ *http.Request) error {
 		LastSuccessAt: optTime(st.LastSuccessAt), LastError: optText(st.LastError),
 		Models: st.Models, ChangedModels: st.ChangedModels, NextSyncAt: optTime(st.NextSyncAt),
 		Mode: st.Mode, Source: st.Source, Version: st.Version, SyncedAt: optTime(st.SyncedAt),
+		SourceURLs: append([]string{}, st.SourceURLs...), Disagreements: disagreements(st.Disagreements),
 	})
 }

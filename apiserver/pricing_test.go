@@ -125,9 +125,12 @@ func TestCatalogueEntryFields(t *testing.T) {
 			t.Errorf("%s: %s, want %s", k, got, v)
 		}
 	}
-	// Mistral publishes no cache rates: null, not zero.
+	// Mistral publishes cached input at 10% and no write rates: null, not zero.
 	r = pricingDo(t, "GET", url+"/v1/pricing/mistral-large-2512", nil)
-	for _, k := range []string{"cache_read_per_1k", "cache_write_per_1k", "cache_write_1h_per_1k", "long_context", "max_input_tokens"} {
+	if got := r.str("cache_read_per_1k"); got != "0.00005" {
+		t.Errorf("mistral cache_read_per_1k: %s, want 0.00005", got)
+	}
+	for _, k := range []string{"cache_write_per_1k", "cache_write_1h_per_1k", "long_context", "max_input_tokens"} {
 		if got := r.str(k); got != "null" {
 			t.Errorf("mistral %s: %s, want null", k, got)
 		}

@@ -20,6 +20,14 @@ type PricingConfig struct {
 	// fetched at start (in the background) and every SyncInterval. Empty
 	// disables the sync: the built-in prices, or the last import, stay.
 	SyncURL string `mapstructure:"sync_url"`
+	// GenAIPricesURL is Pydantic's genai-prices prices/data.json, the
+	// second source: fetched with SyncURL and compared with it; a model on
+	// which they disagree beyond SyncTolerance keeps its current price.
+	// Empty: LiteLLM's file alone.
+	GenAIPricesURL string `mapstructure:"genai_prices_url"`
+	// SyncTolerance is the relative difference two sources may show and
+	// still agree (0.005 = 0.5% of the larger rate); 0 to 0.5.
+	SyncTolerance float64 `mapstructure:"sync_tolerance"`
 	// SyncInterval is the time between syncs; at least one second.
 	SyncInterval time.Duration `mapstructure:"sync_interval"`
 	// SyncTimeout bounds one fetch, body included; more than zero and at
@@ -35,11 +43,14 @@ const (
 	DefaultSyncInterval = 24 * time.Hour
 	DefaultSyncTimeout  = 10 * time.Second
 	DefaultSyncMaxBytes = 64 << 20
+	DefaultGenAIURL     = "https://raw.githubusercontent.com/pydantic/genai-prices/main/prices/data.json"
+	DefaultTolerance    = 0.005
 )
 
 func defaultPricingConfig() PricingConfig {
-	return PricingConfig{SyncURL: DefaultSyncURL, SyncInterval: DefaultSyncInterval,
-		SyncTimeout: DefaultSyncTimeout, SyncMaxBytes: DefaultSyncMaxBytes}
+	return PricingConfig{SyncURL: DefaultSyncURL, GenAIPricesURL: DefaultGenAIURL, SyncTolerance: DefaultTolerance,
+		SyncInterval: DefaultSyncInterval,
+		SyncTimeout:  DefaultSyncTimeout, SyncMaxBytes: DefaultSyncMaxBytes}
 }
 
 // validatePricing checks mode, admin_emails and the pricing section.
@@ -55,11 +66,17 @@ func (c *Config) validatePricing() []error {
 		}
 	}
 	p := c.Pricing
-	if p.SyncURL != "" {
-		u, err := url.Parse(p.SyncURL)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			errs = append(errs, fmt.Errorf("pricing.sync_url: must be an http or https URL, or empty to disable the sync, got %q", p.SyncURL))
+	for _, f := range []struct{ key, v string }{{"sync_url", p.SyncURL}, {"genai_prices_url", p.GenAIPricesURL}} {
+		if f.v == "" {
+			continue
 		}
+		u, err := url.Parse(f.v)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			errs = append(errs, fmt.Errorf("pricing.%s: must be an http or https URL, or empty to disable it, got %q", f.key, f.v))
+		}
+	}
+	if p.SyncTolerance < 0 || p.SyncTolerance > 0.5 {
+		errs = append(errs, fmt.Errorf("pricing.sync_tolerance: must be from 0 to 0.5, got %v", p.SyncTolerance))
 	}
 	if p.SyncInterval < time.Second {
 		errs = append(errs, fmt.Errorf("pricing.sync_interval: must be ≥ 1s, got %s", p.SyncInterval))

@@ -13,7 +13,7 @@ func TestPricingConfigDecodes(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := PricingConfig{SyncURL: "https://prices.example.com/litellm.json", SyncInterval: 6 * time.Hour,
-		SyncTimeout: 30 * time.Second, SyncMaxBytes: 1 << 20}
+		SyncTimeout: 30 * time.Second, SyncMaxBytes: 1 << 20, GenAIPricesURL: DefaultGenAIURL, SyncTolerance: DefaultTolerance}
 	if cfg.Pricing != want || cfg.Mode != ModeOrigin {
 		t.Fatalf("pricing %+v mode %q", cfg.Pricing, cfg.Mode)
 	}
@@ -24,7 +24,8 @@ func TestPricingConfigDecodes(t *testing.T) {
 
 func TestPricingDefaults(t *testing.T) {
 	cfg := createDefaultConfig().(*Config)
-	if cfg.Mode != ModeOrigin || cfg.Pricing.SyncURL != DefaultSyncURL || cfg.Pricing.SyncInterval != 24*time.Hour ||
+	if cfg.Mode != ModeOrigin || cfg.Pricing.SyncURL != DefaultSyncURL || cfg.Pricing.GenAIPricesURL != DefaultGenAIURL ||
+		cfg.Pricing.SyncTolerance != 0.005 || cfg.Pricing.SyncInterval != 24*time.Hour ||
 		cfg.Pricing.SyncTimeout != 10*time.Second || cfg.AdminEmails != nil {
 		t.Fatalf("defaults: mode %q pricing %+v admins %v", cfg.Mode, cfg.Pricing, cfg.AdminEmails)
 	}

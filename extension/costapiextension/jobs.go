@@ -72,7 +72,7 @@ func (e *Extension) startJobs(ctx context.Context, mailer mail.Sender) error {
 		Retry: jobs.Backoff{Min: j.RetryMin, Max: j.RetryMax}, MailAttempts: j.MailAttempts,
 		Sync: e.sync, SyncTimeout: p.SyncTimeout,
 		Sweeper: e.db, SweepInterval: j.SweepInterval, RateWindow: e.cfg.RateLimit.Window}
-	if p.SyncURL != "" {
+	if p.SyncURL != "" || p.GenAIPricesURL != "" {
 		cfg.SyncInterval = p.SyncInterval
 	}
 	runner, err := jobs.New(cfg)

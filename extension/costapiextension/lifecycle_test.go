@@ -24,7 +24,7 @@ func testConfig(t *testing.T) *costapiextension.Config {
 	t.Helper()
 	cfg := costapiextension.NewFactory().CreateDefaultConfig().(*costapiextension.Config)
 	cfg.HTTP.NetAddr.Endpoint = "127.0.0.1:0"
-	cfg.Pricing.SyncURL = ""
+	cfg.Pricing.SyncURL, cfg.Pricing.GenAIPricesURL = "", ""
 	return cfg
 }
 

@@ -18,7 +18,8 @@ import (
 // prices stay in force and the sync status says why.
 func (e *Extension) startPricing(ctx context.Context) {
 	opts := catalogsync.Options{
-		Catalogue: &e.catalogue, URL: e.cfg.Pricing.SyncURL, Interval: e.cfg.Pricing.SyncInterval,
+		Catalogue: &e.catalogue, URL: e.cfg.Pricing.SyncURL, GenAIURL: e.cfg.Pricing.GenAIPricesURL,
+		TolerancePPM: int64(e.cfg.Pricing.SyncTolerance * 1_000_000), Interval: e.cfg.Pricing.SyncInterval,
 		Timeout: e.cfg.Pricing.SyncTimeout, MaxBytes: e.cfg.Pricing.SyncMaxBytes,
 		UserAgent: "llmcost/" + e.set.BuildInfo.Version, Logger: e.set.Logger,
 	}

@@ -20,6 +20,9 @@ type Report struct {
 	Skipped       []pricing.Skip
 	ChangedModels []string
 	Version       string
+	// Disagreements are the rates on which the sources differ beyond the
+	// tolerance; those models kept their current price.
+	Disagreements []pricing.Disagreement
 }
 
 // Restore puts the last catalogue saved in force, re-merged over this
@@ -62,35 +65,55 @@ func (s *Syncer) Restore(ctx context.Context) error {
 	return nil
 }
 
-// Import applies an uploaded LiteLLM price file.
+// Import applies an uploaded price file: LiteLLM's or genai-prices'
+// (told apart by its top-level JSON value).
 func (s *Syncer) Import(ctx context.Context, data []byte) (Report, error) {
-	return s.apply(ctx, data, ModeImport, SourceImport)
+	src, skipped, err := parseFile(data)
+	if err != nil {
+		return Report{}, err
+	}
+	return s.apply(ctx, []pricing.SourceEntries{src}, skipped, ModeImport, SourceImport)
 }
 
-// apply parses data, checks the sanity bounds, merges the entries over the
-// built-in prices, persists the result and puts it in force. A refused
-// update changes nothing.
-func (s *Syncer) apply(ctx context.Context, data []byte, mode, source string) (Report, error) {
-	entries, skipped, err := pricing.ParseLiteLLM(data)
+// parseFile parses one price file in either format, refusing a document
+// that is not one or that prices nothing.
+func parseFile(data []byte) (pricing.SourceEntries, []pricing.Skip, error) {
+	entries, skipped, format, err := pricing.ParseAny(data)
 	switch {
 	case err != nil && !json.Valid(data):
-		return Report{}, apierr.New(apierr.BadRequest, "the price file is not valid JSON")
+		return pricing.SourceEntries{}, nil, apierr.New(apierr.BadRequest, "the price file is not valid JSON")
 	case err != nil:
-		return Report{}, apierr.Field("body", "must be a JSON object mapping model names to prices "+
-			"(the format of LiteLLM's model_prices_and_context_window.json)")
+		return pricing.SourceEntries{}, nil, apierr.Field("body", "must be a JSON object mapping model names to prices "+
+			"(LiteLLM's model_prices_and_context_window.json) or a JSON array of providers (genai-prices' prices/data.json)")
 	case len(entries) == 0:
-		return Report{}, apierr.Field("body", "no entry has per-token input and output rates; nothing to import").
+		return pricing.SourceEntries{}, nil, apierr.Field("body", "no entry has per-token input and output rates; nothing to import").
 			WithHint(fmt.Sprintf("%d entries were skipped, for example for being priced per image or per second", len(skipped)))
 	}
+	return pricing.SourceEntries{Name: format, Entries: entries}, skipped, nil
+}
+
+// apply reconciles the sources (the first is primary; a model the others
+// price differently beyond the tolerance keeps its current price and is
+// reported), checks the sanity bounds, merges the entries over the built-in
+// prices, persists the result and puts it in force. A refused update
+// changes nothing.
+func (s *Syncer) apply(ctx context.Context, sources []pricing.SourceEntries, skipped []pricing.Skip, mode, source string) (Report, error) {
 	s.update.Lock()
 	defer s.update.Unlock()
 	current := s.opts.Catalogue.Load()
+	entries, dis := sources[0].Entries, []pricing.Disagreement(nil)
+	if len(sources) > 1 {
+		entries, dis = pricing.Reconcile(sources, current, s.opts.Now(), s.tolerance())
+	}
+	s.mu.Lock()
+	s.status.Disagreements = dis
+	s.mu.Unlock()
 	if err := checkMassDrop(current, entries); err != nil {
 		return Report{}, err
 	}
 	next := pricing.Merge(s.builtin, entries, source)
 	rep := Report{Imported: len(entries), Skipped: skipped, Version: next.Version(),
-		ChangedModels: pricing.ChangedModels(current, next)}
+		ChangedModels: pricing.ChangedModels(current, next), Disagreements: dis}
 	s.mu.Lock()
 	// PostgreSQL keeps microseconds; truncating keeps restored times equal.
 	st := postgres.CatalogueState{Catalogue: next, Mode: mode, ActivatedAt: s.opts.Now().UTC().Truncate(time.Microsecond),

@@ -6,26 +6,44 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 
 	"go.uber.org/zap"
 
 	"github.com/llmcost/llmcost/internal/apierr"
+	"github.com/llmcost/llmcost/internal/pricing"
 )
 
-// SyncOnce fetches the price file from the configured URL and applies it
-// like an import. Whatever fails (network, timeout, status, size, content,
-// sanity bounds, storage), the catalogue in force stays and the status
-// records why.
+// SyncOnce fetches every configured price source (LiteLLM's file, then
+// genai-prices'), reconciles them and applies the result like an import.
+// A source that fails is left out and named in the status; whatever fails
+// (network, timeout, status, size, content, sanity bounds, storage), the
+// catalogue in force stays and the status records why.
 func (s *Syncer) SyncOnce(ctx context.Context) error {
-	if s.opts.URL == "" {
+	urls := s.sourceURLs()
+	if len(urls) == 0 {
 		return errors.New("no sync URL is configured")
 	}
 	s.mu.Lock()
 	s.status.LastAttemptAt = s.opts.Now().UTC()
 	s.mu.Unlock()
-	data, err := s.fetch(ctx)
-	if err == nil {
-		_, err = s.apply(ctx, data, ModeNetwork, SourceNetwork)
+	var sources []pricing.SourceEntries
+	var skipped []pricing.Skip
+	var failed []string
+	for _, u := range urls {
+		src, sk, err := s.fetchSource(ctx, u)
+		if err != nil {
+			failed = append(failed, fmt.Sprintf("%s: %s", redact(u), describe(err)))
+			continue
+		}
+		sources, skipped = append(sources, src), append(skipped, sk...)
+	}
+	var err error
+	if len(sources) > 0 {
+		_, err = s.apply(ctx, sources, skipped, ModeNetwork, sourceName(sources))
+	}
+	if err == nil && len(failed) > 0 {
+		err = errors.New(strings.Join(failed, "; "))
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -40,11 +58,44 @@ func (s *Syncer) SyncOnce(ctx context.Context) error {
 	return nil
 }
 
-// fetch downloads the file with the configured timeout and size cap.
-func (s *Syncer) fetch(ctx context.Context) ([]byte, error) {
+// fetchSource downloads and parses one source.
+func (s *Syncer) fetchSource(ctx context.Context, url string) (pricing.SourceEntries, []pricing.Skip, error) {
+	data, err := s.fetch(ctx, url)
+	if err != nil {
+		return pricing.SourceEntries{}, nil, err
+	}
+	return parseFile(data)
+}
+
+// sourceURLs are the configured sources, the primary (LiteLLM) first.
+func (s *Syncer) sourceURLs() []string {
+	var out []string
+	for _, u := range []string{s.opts.URL, s.opts.GenAIURL} {
+		if u != "" {
+			out = append(out, u)
+		}
+	}
+	return out
+}
+
+// sourceName names a synced catalogue by its sources: "litellm",
+// "genai-prices", or both joined by "+".
+func sourceName(sources []pricing.SourceEntries) string {
+	names := make([]string, len(sources))
+	for i, src := range sources {
+		names[i] = src.Name
+	}
+	if len(names) == 1 && names[0] == pricing.FormatLiteLLM {
+		return SourceNetwork
+	}
+	return strings.Join(names, "+")
+}
+
+// fetch downloads a file with the configured timeout and size cap.
+func (s *Syncer) fetch(ctx context.Context, url string) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.opts.Timeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.opts.URL, nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return nil, fmt.Errorf("sync URL: %w", err)
 	}

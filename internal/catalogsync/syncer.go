@@ -45,15 +45,19 @@ type Store interface {
 type Options struct {
 	// Catalogue is the pointer the service prices from; the Syncer swaps it.
 	Catalogue *atomic.Pointer[pricing.Catalogue]
-	Store     Store         // nil: keep everything in memory
-	URL       string        // the LiteLLM price file; empty: no network sync
-	Interval  time.Duration // between syncs
-	Timeout   time.Duration // one fetch, body included
-	MaxBytes  int64         // size cap of the fetched file
-	Client    *http.Client  // nil: a client using the environment's proxy settings
-	UserAgent string
-	Logger    *zap.Logger
-	Now       func() time.Time
+	Store     Store  // nil: keep everything in memory
+	URL       string // the LiteLLM price file (primary source); empty: not synced
+	GenAIURL  string // genai-prices' prices/data.json (second source); empty: not synced
+	// TolerancePPM is how far (parts per million of the larger rate) two
+	// sources may differ and still agree; 0: pricing.DefaultTolerancePPM.
+	TolerancePPM int64
+	Interval     time.Duration // between syncs
+	Timeout      time.Duration // one fetch, body included
+	MaxBytes     int64         // size cap of the fetched file
+	Client       *http.Client  // nil: a client using the environment's proxy settings
+	UserAgent    string
+	Logger       *zap.Logger
+	Now          func() time.Time
 }
 
 // Status is the sync status record. Zero times and empty strings are
@@ -72,6 +76,11 @@ type Status struct {
 	// SyncedAt is when the catalogue in force was put in force; zero for
 	// the built-in prices.
 	SyncedAt time.Time
+	// SourceURLs are the configured sources, the primary first.
+	SourceURLs []string
+	// Disagreements are the rates on which the sources differed beyond the
+	// tolerance at the last sync; those models kept their price.
+	Disagreements []pricing.Disagreement
 }
 
 // Syncer owns updates of the catalogue in force.
@@ -108,7 +117,17 @@ func New(opts Options) *Syncer {
 	cat := opts.Catalogue.Load()
 	s.status = Status{SourceURL: redact(opts.URL), Mode: ModeEmbedded, Models: cat.Len(),
 		Source: cat.Source(), Version: cat.Version(), ChangedModels: []string{}}
+	for _, u := range s.sourceURLs() {
+		s.status.SourceURLs = append(s.status.SourceURLs, redact(u))
+	}
 	return s
+}
+
+func (s *Syncer) tolerance() int64 {
+	if s.opts.TolerancePPM > 0 {
+		return s.opts.TolerancePPM
+	}
+	return pricing.DefaultTolerancePPM
 }
 
 // Status returns a copy of the current status.
@@ -117,6 +136,8 @@ func (s *Syncer) Status() Status {
 	defer s.mu.Unlock()
 	st := s.status
 	st.ChangedModels = append([]string{}, st.ChangedModels...)
+	st.SourceURLs = append([]string{}, st.SourceURLs...)
+	st.Disagreements = append([]pricing.Disagreement{}, st.Disagreements...)
 	return st
 }
 
@@ -149,7 +170,7 @@ func BuiltinCheckedAt() time.Time {
 // service without a store (the mirror); with one, the job runner schedules
 // SyncScheduled and Follow keeps every instance in step.
 func (s *Syncer) Start() {
-	if s.opts.URL == "" {
+	if len(s.sourceURLs()) == 0 {
 		return
 	}
 	s.loop(0, s.opts.Interval, func(ctx context.Context) {

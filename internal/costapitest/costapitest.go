@@ -42,7 +42,7 @@ func Start(t testing.TB) (*Host, *costapiextension.Extension) {
 	cfg := f.CreateDefaultConfig().(*costapiextension.Config)
 	cfg.DatabaseURL = configopaque.String(pgtest.NewDatabase(t))
 	cfg.HTTP.NetAddr.Endpoint = "127.0.0.1:0"
-	cfg.Pricing.SyncURL = ""
+	cfg.Pricing.SyncURL, cfg.Pricing.GenAIPricesURL = "", ""
 	ext, err := f.Create(context.Background(), extensiontest.NewNopSettings(f.Type()), cfg)
 	if err != nil {
 		t.Fatal(err)

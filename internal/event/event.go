@@ -40,6 +40,9 @@ type Event struct {
 	CatalogueCostNano int64
 	Priced            bool
 	PriceVersion      string
+	// PricePeriod names the rate period of the entry that priced the call
+	// (pricing.Period.ID; "base" or "" without one).
+	PricePeriod string
 	// ReadSavingsNano and WritePremiumNano are what prompt caching saved
 	// and cost on this call, priced with the rates of the catalogue in
 	// force when it was stored or re-priced (0 for an unknown model or a

@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -36,7 +37,7 @@ SELECT (SELECT count(*) FROM upd)`
 
 const backfillSelect = `
 SELECT project_id::text, event_id, model, price_version, input_tokens, output_tokens, cached_tokens,
-  cache_write_tokens, cache_write_1h_tokens, read_savings_nano, write_premium_nano
+  cache_write_tokens, cache_write_1h_tokens, read_savings_nano, write_premium_nano, ts
 FROM events
 WHERE priced AND cached_tokens + cache_write_tokens + cache_write_1h_tokens > 0
   AND (project_id, event_id) > ($1::uuid, $2::text)
@@ -81,11 +82,12 @@ func (db *DB) backfillStep(ctx context.Context, cats map[string]*pricing.Catalog
 		p, e, model, version string
 		u                    pricing.Usage
 		read, premium        int64
+		ts                   time.Time
 	}
 	all, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (row, error) {
 		var x row
 		err := r.Scan(&x.p, &x.e, &x.model, &x.version, &x.u.Input, &x.u.Output, &x.u.Cached, &x.u.CacheWrite,
-			&x.u.CacheWrite1h, &x.read, &x.premium)
+			&x.u.CacheWrite1h, &x.read, &x.premium, &x.ts)
 		return x, err
 	})
 	if err != nil || len(all) == 0 {
@@ -103,6 +105,7 @@ func (db *DB) backfillStep(ctx context.Context, cats map[string]*pricing.Catalog
 		if !ok {
 			continue
 		}
+		entry, _ = entry.At(x.ts) // the rates in force at the call, as for its cost
 		sv := entry.Savings(x.u)
 		if sv.Read != x.read || sv.WritePremium != x.premium {
 			p, e, rs, wp = append(p, x.p), append(e, x.e), append(rs, sv.Read), append(wp, sv.WritePremium)

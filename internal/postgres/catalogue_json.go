@@ -1,21 +1,45 @@
 package postgres
 
-import "github.com/llmcost/llmcost/internal/pricing"
+import (
+	"time"
+
+	"github.com/llmcost/llmcost/internal/pricing"
+)
 
 // storedEntry is the persisted form of a pricing.Entry, with names of its
 // own so that renaming a Go field cannot silently change stored rows. Rates
 // are integer atto-USD per token; jsonb keeps them exactly.
 type storedEntry struct {
-	Model           string      `json:"model"`
-	Provider        string      `json:"provider"`
-	Mode            string      `json:"mode"`
-	Base            storedRates `json:"base"`
-	LongContext     *storedTier `json:"long_context,omitempty"`
-	MaxInputTokens  int64       `json:"max_input_tokens,omitempty"`
-	MaxOutputTokens int64       `json:"max_output_tokens,omitempty"`
-	DeprecationDate string      `json:"deprecation_date,omitempty"`
-	Replacement     string      `json:"replacement,omitempty"`
-	Source          string      `json:"source"`
+	Model           string         `json:"model"`
+	Provider        string         `json:"provider"`
+	Mode            string         `json:"mode"`
+	Base            storedRates    `json:"base"`
+	LongContext     *storedTier    `json:"long_context,omitempty"`
+	MaxInputTokens  int64          `json:"max_input_tokens,omitempty"`
+	MaxOutputTokens int64          `json:"max_output_tokens,omitempty"`
+	DeprecationDate string         `json:"deprecation_date,omitempty"`
+	Replacement     string         `json:"replacement,omitempty"`
+	Source          string         `json:"source"`
+	Periods         []storedPeriod `json:"periods,omitempty"`
+	Aliases         []storedAlias  `json:"aliases,omitempty"`
+}
+
+// storedPeriod is a pricing.Period; times are RFC 3339 text, absent when open.
+type storedPeriod struct {
+	From         *time.Time  `json:"from,omitempty"`
+	Until        *time.Time  `json:"until,omitempty"`
+	Window       bool        `json:"window,omitempty"`
+	DayStart     int         `json:"day_start,omitempty"`
+	DayEnd       int         `json:"day_end,omitempty"`
+	WeekdaysOnly bool        `json:"weekdays_only,omitempty"`
+	Label        string      `json:"label,omitempty"`
+	Base         storedRates `json:"base"`
+	LongContext  *storedTier `json:"long_context,omitempty"`
+}
+
+type storedAlias struct {
+	Name    string `json:"name"`
+	Retired string `json:"retired,omitempty"`
 }
 
 type storedRates struct {
@@ -37,11 +61,46 @@ func toStored(entries []pricing.Entry) []storedEntry {
 		out[i] = storedEntry{Model: e.Model, Provider: e.Provider, Mode: e.Mode, Base: toStoredRates(e.Base),
 			MaxInputTokens: e.MaxInputTokens, MaxOutputTokens: e.MaxOutputTokens,
 			DeprecationDate: e.DeprecationDate, Replacement: e.Replacement, Source: e.Source}
-		if t := e.LongContext; t != nil {
-			out[i].LongContext = &storedTier{ThresholdTokens: t.ThresholdTokens, storedRates: toStoredRates(t.Rates)}
+		out[i].LongContext = toStoredTier(e.LongContext)
+		for _, p := range e.Periods {
+			out[i].Periods = append(out[i].Periods, storedPeriod{From: optInstant(p.From), Until: optInstant(p.Until),
+				Window: p.HasWindow, DayStart: p.DayStart, DayEnd: p.DayEnd, WeekdaysOnly: p.WeekdaysOnly,
+				Label: p.Label, Base: toStoredRates(p.Base), LongContext: toStoredTier(p.LongContext)})
+		}
+		for _, a := range e.Aliases {
+			out[i].Aliases = append(out[i].Aliases, storedAlias(a))
 		}
 	}
 	return out
+}
+
+func toStoredTier(t *pricing.Tier) *storedTier {
+	if t == nil {
+		return nil
+	}
+	return &storedTier{ThresholdTokens: t.ThresholdTokens, storedRates: toStoredRates(t.Rates)}
+}
+
+func fromStoredTier(t *storedTier) *pricing.Tier {
+	if t == nil {
+		return nil
+	}
+	return &pricing.Tier{ThresholdTokens: t.ThresholdTokens, Rates: fromStoredRates(t.storedRates)}
+}
+
+func optInstant(t time.Time) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	u := t.UTC()
+	return &u
+}
+
+func instant(t *time.Time) time.Time {
+	if t == nil {
+		return time.Time{}
+	}
+	return t.UTC()
 }
 
 func fromStored(stored []storedEntry) []pricing.Entry {
@@ -50,8 +109,14 @@ func fromStored(stored []storedEntry) []pricing.Entry {
 		out[i] = pricing.Entry{Model: s.Model, Provider: s.Provider, Mode: s.Mode, Base: fromStoredRates(s.Base),
 			MaxInputTokens: s.MaxInputTokens, MaxOutputTokens: s.MaxOutputTokens,
 			DeprecationDate: s.DeprecationDate, Replacement: s.Replacement, Source: s.Source}
-		if t := s.LongContext; t != nil {
-			out[i].LongContext = &pricing.Tier{ThresholdTokens: t.ThresholdTokens, Rates: fromStoredRates(t.storedRates)}
+		out[i].LongContext = fromStoredTier(s.LongContext)
+		for _, p := range s.Periods {
+			out[i].Periods = append(out[i].Periods, pricing.Period{From: instant(p.From), Until: instant(p.Until),
+				HasWindow: p.Window, DayStart: p.DayStart, DayEnd: p.DayEnd, WeekdaysOnly: p.WeekdaysOnly,
+				Label: p.Label, Base: fromStoredRates(p.Base), LongContext: fromStoredTier(p.LongContext)})
+		}
+		for _, a := range s.Aliases {
+			out[i].Aliases = append(out[i].Aliases, pricing.Alias(a))
 		}
 	}
 	return out

@@ -39,6 +39,12 @@ func TestCatalogueRoundTripKeepsEveryRate(t *testing.T) {
 	if pricing.ChangedModels(cat, got.Catalogue) != nil {
 		t.Fatalf("entries changed in the round trip: %v", pricing.ChangedModels(cat, got.Catalogue))
 	}
+	// Periods (dated, daily windows, weekdays only) and aliases survive too.
+	ds, _ := got.Catalogue.Lookup("deepseek-v4-flash")
+	if ds.Model != "deepseek-flash" || len(ds.Periods) != 6 || !ds.Periods[1].HasWindow || !ds.Periods[1].WeekdaysOnly ||
+		ds.Periods[1].DayStart != 60 || !ds.Periods[0].From.Equal(time.Date(2026, 8, 16, 16, 0, 0, 0, time.UTC)) {
+		t.Fatalf("deepseek-flash periods after the round trip: %+v", ds)
+	}
 
 	// Putting the built-in catalogue in force replaces the current row and
 	// keeps the import on record for the events it priced.

@@ -84,6 +84,7 @@ var eventCols = []eventCol{
 	}, func(e *event.Event, _ *scratch) any { return &e.CatalogueCostNano }),
 	boolCol("priced", func(e *event.Event) *bool { return &e.Priced }),
 	textCol("price_version", "", func(e *event.Event) *string { return &e.PriceVersion }),
+	textCol("price_period", "", func(e *event.Event) *string { return &e.PricePeriod }),
 	col("latency_ms", "bigint", "-1", func(e *event.Event) any {
 		if e.LatencyMS == nil {
 			return int64(-1)

@@ -54,13 +54,14 @@ const repriceLockID = 7431082202
 type repriced struct {
 	project, id   string
 	cost, cat     int64
-	read, premium int64 // cache savings at the new rates
+	read, premium int64  // cache savings at the new rates
+	period        string // the rate period in force at the event's timestamp
 }
 
 const repriceSelect = `
 SELECT project_id::text, event_id, model, input_tokens, output_tokens, cached_tokens, cache_write_tokens,
   cache_write_1h_tokens, cost_nano, cost_provided, coalesce(catalogue_cost_nano, -1), priced,
-  read_savings_nano, write_premium_nano
+  read_savings_nano, write_premium_nano, ts, price_period
 FROM events
 WHERE ts >= $1 AND ts < $2 AND ($3::text = '' OR project_id = NULLIF($3::text, '')::uuid)
 ORDER BY project_id, event_id`
@@ -104,8 +105,10 @@ func (db *DB) Reprice(ctx context.Context, cat *pricing.Catalogue, f RepriceFilt
 			var u pricing.Usage
 			var cost, catCost, read, premium int64
 			var provided, priced bool
+			var at time.Time
+			var period string
 			if err := rows.Scan(&r.project, &r.id, &model, &u.Input, &u.Output, &u.Cached, &u.CacheWrite,
-				&u.CacheWrite1h, &cost, &provided, &catCost, &priced, &read, &premium); err != nil {
+				&u.CacheWrite1h, &cost, &provided, &catCost, &priced, &read, &premium, &at, &period); err != nil {
 				rows.Close()
 				return err
 			}
@@ -113,6 +116,8 @@ func (db *DB) Reprice(ctx context.Context, cat *pricing.Catalogue, f RepriceFilt
 			if !match(model, entry.Model, known) || !known {
 				continue
 			}
+			// The rates in force when the call was made, not today's.
+			entry, r.period = entry.At(at)
 			b := entry.Price(u)
 			if b.Overflow {
 				continue // beyond int64 nano-USD: leave the stored value alone
@@ -123,7 +128,7 @@ func (db *DB) Reprice(ctx context.Context, cat *pricing.Catalogue, f RepriceFilt
 			}
 			sv := entry.Savings(u)
 			r.read, r.premium = sv.Read, sv.WritePremium
-			if priced && r.cat == catCost && r.cost == cost && r.read == read && r.premium == premium {
+			if priced && r.cat == catCost && r.cost == cost && r.read == read && r.premium == premium && r.period == period {
 				continue
 			}
 			changed = append(changed, r)
@@ -167,13 +172,13 @@ func (db *DB) Reprice(ctx context.Context, cat *pricing.Catalogue, f RepriceFilt
 // CTE sees the statement's snapshot), src turns old → new into delta
 // contributions (no calls or tokens, only cost, unpriced and savings move).
 var repriceSQL = `WITH u AS (
-  SELECT * FROM unnest($1::uuid[], $2::text[], $3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[])
-    AS u(p, e, c, cc, rs, wp)
+  SELECT * FROM unnest($1::uuid[], $2::text[], $3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[], $8::text[])
+    AS u(p, e, c, cc, rs, wp, pp)
 ), old AS (
   SELECT ev.*, u.c, u.rs, u.wp FROM events ev JOIN u ON ev.project_id = u.p AND ev.event_id = u.e
 ), upd AS (
   UPDATE events ev SET cost_nano = u.c, catalogue_cost_nano = u.cc, priced = true, price_version = $7,
-    read_savings_nano = u.rs, write_premium_nano = u.wp
+    price_period = u.pp, read_savings_nano = u.rs, write_premium_nano = u.wp
   FROM u WHERE ev.project_id = u.p AND ev.event_id = u.e
   RETURNING 1
 ), src AS (
@@ -194,11 +199,12 @@ func applyReprice(ctx context.Context, tx pgx.Tx, changed []repriced, version st
 		p, e := make([]string, len(chunk)), make([]string, len(chunk))
 		c, cc := make([]int64, len(chunk)), make([]int64, len(chunk))
 		rs, wp := make([]int64, len(chunk)), make([]int64, len(chunk))
+		pp := make([]string, len(chunk))
 		for i, r := range chunk {
-			p[i], e[i], c[i], cc[i], rs[i], wp[i] = r.project, r.id, r.cost, r.cat, r.read, r.premium
+			p[i], e[i], c[i], cc[i], rs[i], wp[i], pp[i] = r.project, r.id, r.cost, r.cat, r.read, r.premium, r.period
 		}
 		var updated int64
-		if err := tx.QueryRow(ctx, repriceSQL, p, e, c, cc, rs, wp, version).Scan(&updated); err != nil {
+		if err := tx.QueryRow(ctx, repriceSQL, p, e, c, cc, rs, wp, version, pp).Scan(&updated); err != nil {
 			return err
 		}
 		if updated != int64(len(chunk)) {

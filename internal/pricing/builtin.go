@@ -40,13 +40,13 @@ var builtinRows = []row{
 	{"claude-opus-5", "anthropic", "chat", "5", "25", "0.5", "6.25", "10", 1000000, 128000, "", "", nil},
 	{"claude-opus-4-8", "anthropic", "chat", "5", "25", "0.5", "6.25", "10", 1000000, 128000, "", "", nil},
 	{"claude-opus-4-7", "anthropic", "chat", "5", "25", "0.5", "6.25", "10", 1000000, 128000, "", "", nil},
-	{"claude-opus-4-6", "anthropic", "chat", "5", "25", "0.5", "6.25", "10", 1000000, 128000, "", "", nil},
+	{"claude-opus-4-6", "anthropic", "chat", "5", "25", "0.5", "6.25", "10", 1000000, 128000, "", "", &tierRow{200000, "10", "37.5", "1", "12.5", "20"}},
 	{"claude-opus-4-5", "anthropic", "chat", "5", "25", "0.5", "6.25", "10", 200000, 64000, "", "", nil},
 	{"claude-opus-4-1", "anthropic", "chat", "15", "75", "1.5", "18.75", "30", 200000, 32000, "", "", nil},
 	{"claude-opus-4-1-20250805", "anthropic", "chat", "15", "75", "1.5", "18.75", "30", 200000, 32000, "2026-08-05", "claude-opus-5", nil},
 	{"claude-opus-4-20250514", "anthropic", "chat", "15", "75", "1.5", "18.75", "30", 200000, 32000, "2026-05-14", "claude-opus-5", nil},
-	{"claude-sonnet-5", "anthropic", "chat", "3", "15", "0.3", "3.75", "6", 1000000, 128000, "", "", nil},
-	{"claude-sonnet-4-6", "anthropic", "chat", "3", "15", "0.3", "3.75", "6", 1000000, 64000, "", "", nil},
+	{"claude-sonnet-5", "anthropic", "chat", "2", "10", "0.2", "2.5", "4", 1000000, 128000, "", "", nil},
+	{"claude-sonnet-4-6", "anthropic", "chat", "3", "15", "0.3", "3.75", "6", 1000000, 64000, "", "", &tierRow{200000, "6", "22.5", "0.6", "7.5", "12"}},
 	{"claude-sonnet-4-5", "anthropic", "chat", "3", "15", "0.3", "3.75", "6", 200000, 64000, "", "", &tierRow{200000, "6", "22.5", "0.6", "7.5", "12"}},
 	{"claude-sonnet-4-20250514", "anthropic", "chat", "3", "15", "0.3", "3.75", "6", 1000000, 64000, "2026-05-14", "claude-sonnet-5", &tierRow{200000, "6", "22.5", "0.6", "7.5", "12"}},
 	{"claude-haiku-4-5", "anthropic", "chat", "1", "5", "0.1", "1.25", "2", 200000, 64000, "", "", nil},
@@ -61,11 +61,11 @@ var builtinRows = []row{
 	{"gpt-5.6-sol", "openai", "chat", "5", "30", "0.5", "6.25", "", 400000, 128000, "", "", &tierRow{272000, "10", "45", "1", "12.5", ""}},
 	{"gpt-5.6-terra", "openai", "chat", "2.5", "15", "0.25", "3.125", "", 400000, 128000, "", "", &tierRow{272000, "5", "22.5", "0.5", "6.25", ""}},
 	{"gpt-5.5", "openai", "chat", "5", "30", "0.5", "", "", 1050000, 128000, "", "", &tierRow{272000, "10", "45", "1", "", ""}},
-	{"gpt-5.5-pro", "openai", "responses", "30", "180", "3", "", "", 1050000, 128000, "", "", &tierRow{272000, "60", "270", "6", "", ""}},
+	{"gpt-5.5-pro", "openai", "responses", "30", "180", "", "", "", 1050000, 128000, "", "", &tierRow{272000, "60", "270", "", "", ""}},
 	{"gpt-5.4", "openai", "chat", "2.5", "15", "0.25", "", "", 1050000, 128000, "", "", &tierRow{272000, "5", "22.5", "0.5", "", ""}},
 	{"gpt-5.4-mini", "openai", "chat", "0.75", "4.5", "0.075", "", "", 400000, 128000, "", "", nil},
 	{"gpt-5.4-nano", "openai", "chat", "0.2", "1.25", "0.02", "", "", 400000, 128000, "", "", nil},
-	{"gpt-5.4-pro", "openai", "responses", "30", "180", "3", "", "", 1050000, 128000, "", "", &tierRow{272000, "60", "270", "6", "", ""}},
+	{"gpt-5.4-pro", "openai", "responses", "30", "180", "", "", "", 1050000, 128000, "", "", &tierRow{272000, "60", "270", "", "", ""}},
 	{"gpt-5.3-codex", "openai", "responses", "1.75", "14", "0.175", "", "", 272000, 128000, "", "", nil},
 	{"gpt-5.3-codex-spark", "openai", "responses", "1.75", "14", "0.175", "", "", 272000, 128000, "", "", nil},
 	{"gpt-5.3-chat-latest", "openai", "chat", "1.75", "14", "0.175", "", "", 128000, 16384, "", "", nil},
@@ -91,7 +91,7 @@ var builtinRows = []row{
 	{"gpt-4o", "openai", "chat", "2.5", "10", "1.25", "", "", 128000, 16384, "", "", nil},
 	{"gpt-4o-2024-05-13", "openai", "chat", "5", "15", "", "", "", 128000, 4096, "", "", nil},
 	{"gpt-4o-mini", "openai", "chat", "0.15", "0.6", "0.075", "", "", 128000, 16384, "", "", nil},
-	{"o3", "openai", "chat", "2", "8", "0.5", "", "", 200000, 100000, "", "", nil},
+	{"o3", "openai", "chat", "10", "40", "2.5", "", "", 200000, 100000, "", "", nil},
 	{"o3-pro", "openai", "responses", "20", "80", "", "", "", 200000, 100000, "", "", nil},
 	{"o3-mini", "openai", "chat", "1.1", "4.4", "0.55", "", "", 200000, 100000, "", "", nil},
 	{"o4-mini", "openai", "chat", "1.1", "4.4", "0.275", "", "", 200000, 100000, "", "", nil},
@@ -117,33 +117,35 @@ var builtinRows = []row{
 	{"gemini-2.0-flash", "google", "chat", "0.1", "0.4", "0.025", "", "", 1048576, 8192, "2026-06-01", "gemini-2.5-flash", nil},
 	{"gemini-2.0-flash-lite", "google", "chat", "0.075", "0.3", "0.01875", "", "", 1048576, 8192, "2026-06-01", "gemini-2.5-flash-lite", nil},
 
-	// Mistral (not in the fixture): no cache pricing, so cached tokens cost the
-	// input rate. Versioned ids only: the -latest aliases move between models.
-	{"mistral-large-2512", "mistral", "chat", "0.5", "1.5", "", "", "", 0, 0, "", "", nil},
-	{"mistral-large-2411", "mistral", "chat", "2", "6", "", "", "", 0, 0, "", "mistral-large-2512", nil},
-	{"mistral-medium-2508", "mistral", "chat", "0.4", "2", "", "", "", 0, 0, "", "", nil},
-	{"mistral-medium-2505", "mistral", "chat", "0.4", "2", "", "", "", 0, 0, "", "", nil},
-	{"mistral-small-2506", "mistral", "chat", "0.1", "0.3", "", "", "", 0, 0, "", "", nil},
-	{"magistral-medium-2509", "mistral", "chat", "2", "5", "", "", "", 0, 0, "", "", nil},
-	{"magistral-small-2509", "mistral", "chat", "0.5", "1.5", "", "", "", 0, 0, "", "", nil},
-	{"codestral-2508", "mistral", "chat", "0.3", "0.9", "", "", "", 0, 0, "", "", nil},
-	{"devstral-2512", "mistral", "chat", "0.4", "2", "", "", "", 0, 0, "", "", nil},
-	{"devstral-medium-2507", "mistral", "chat", "0.4", "2", "", "", "", 0, 0, "", "", nil},
-	{"devstral-small-2507", "mistral", "chat", "0.1", "0.3", "", "", "", 0, 0, "", "", nil},
-	{"ministral-8b-2410", "mistral", "chat", "0.1", "0.1", "", "", "", 0, 0, "", "", nil},
-	{"ministral-3b-2410", "mistral", "chat", "0.04", "0.04", "", "", "", 0, 0, "", "", nil},
-	{"open-mistral-nemo", "mistral", "chat", "0.15", "0.15", "", "", "", 0, 0, "", "", nil},
+	// Mistral (not in the fixture): cached prompt tokens at 10% of the input
+	// rate, no write rate. The -latest aliases are in builtinAliases.
+	{"mistral-large-2512", "mistral", "chat", "0.5", "1.5", "0.05", "", "", 0, 0, "", "", nil},
+	{"mistral-large-2411", "mistral", "chat", "2", "6", "0.2", "", "", 0, 0, "", "mistral-large-2512", nil},
+	{"mistral-medium-2508", "mistral", "chat", "0.4", "2", "0.04", "", "", 0, 0, "", "", nil},
+	{"mistral-medium-2505", "mistral", "chat", "0.4", "2", "0.04", "", "", 0, 0, "", "", nil},
+	{"mistral-small-2506", "mistral", "chat", "0.1", "0.3", "0.01", "", "", 0, 0, "", "", nil},
+	{"magistral-medium-2509", "mistral", "chat", "2", "5", "0.2", "", "", 0, 0, "", "", nil},
+	{"magistral-small-2509", "mistral", "chat", "0.5", "1.5", "0.05", "", "", 0, 0, "", "", nil},
+	{"codestral-2508", "mistral", "chat", "0.3", "0.9", "0.03", "", "", 0, 0, "", "", nil},
+	{"devstral-2512", "mistral", "chat", "0.4", "2", "0.04", "", "", 0, 0, "", "", nil},
+	{"devstral-medium-2507", "mistral", "chat", "0.4", "2", "0.04", "", "", 0, 0, "", "", nil},
+	{"devstral-small-2507", "mistral", "chat", "0.1", "0.3", "0.01", "", "", 0, 0, "", "", nil},
+	{"ministral-8b-2410", "mistral", "chat", "0.1", "0.1", "0.01", "", "", 0, 0, "", "", nil},
+	{"ministral-3b-2410", "mistral", "chat", "0.04", "0.04", "0.004", "", "", 0, 0, "", "", nil},
+	{"open-mistral-nemo", "mistral", "chat", "0.15", "0.15", "0.015", "", "", 0, 0, "", "", nil},
 
-	// DeepSeek: cache misses are plain input, so no write rate.
+	// DeepSeek: cache misses are plain input, so no write rate. Peak and
+	// off-peak rates, and the retired names, are in builtin_periods.go.
 	{"deepseek-v4-pro", "deepseek", "chat", "0.435", "0.87", "0.003625", "", "", 1000000, 8192, "", "", nil},
-	{"deepseek-v4-flash", "deepseek", "chat", "0.14", "0.28", "0.0028", "", "", 1000000, 8192, "", "", nil},
-	{"deepseek-chat", "deepseek", "chat", "0.28", "0.42", "0.028", "", "", 131072, 8192, "", "", nil},
-	{"deepseek-reasoner", "deepseek", "chat", "0.28", "0.42", "0.028", "", "", 131072, 65536, "", "", nil},
+	{"deepseek-flash", "deepseek", "chat", "0.14", "0.28", "0.0028", "", "", 1000000, 8192, "", "", nil},
+	{"deepseek-chat", "deepseek", "chat", "0.28", "0.42", "0.028", "", "", 131072, 8192, "2026-07-24", "deepseek-flash", nil},
+	{"deepseek-reasoner", "deepseek", "chat", "0.28", "0.42", "0.028", "", "", 131072, 65536, "2026-07-24", "deepseek-flash", nil},
 
-	// xAI Grok: cached input only; the Grok 4 generation (not in the fixture)
-	// bills long context above 128k prompt tokens.
-	{"grok-4.5", "xai", "chat", "2", "6", "0.5", "", "", 500000, 500000, "", "", nil},
-	{"grok-4.3", "xai", "chat", "1.25", "2.5", "0.2", "", "", 1000000, 1000000, "", "", nil},
+	// xAI Grok: cached input only; Grok 4 and the 4 Fast models bill long
+	// context above 128k prompt tokens, Grok 4.3 and 4.5 double every rate
+	// above 200k (missing from the LiteLLM snapshot: fixtureMissingTiers).
+	{"grok-4.5", "xai", "chat", "2", "6", "0.5", "", "", 500000, 500000, "", "", &tierRow{200000, "4", "12", "1", "", ""}},
+	{"grok-4.3", "xai", "chat", "1.25", "2.5", "0.2", "", "", 1000000, 1000000, "", "", &tierRow{200000, "2.5", "5", "0.4", "", ""}},
 	{"grok-4.20-0309-reasoning", "xai", "chat", "1.25", "2.5", "0.2", "", "", 1000000, 1000000, "", "", nil},
 	{"grok-4.20-0309-non-reasoning", "xai", "chat", "1.25", "2.5", "0.2", "", "", 1000000, 1000000, "", "", nil},
 	{"grok-4.20-multi-agent-0309", "xai", "chat", "1.25", "2.5", "0.2", "", "", 1000000, 1000000, "", "", nil},
@@ -184,7 +186,11 @@ func (r row) entry() (Entry, error) {
 	}
 	e := Entry{Model: r.model, Provider: r.provider, Mode: r.mode, Base: base,
 		MaxInputTokens: r.maxIn, MaxOutputTokens: r.maxOut,
-		DeprecationDate: r.deprecated, Replacement: r.replacement, Source: "builtin"}
+		DeprecationDate: r.deprecated, Replacement: r.replacement, Source: "builtin",
+		Aliases: builtinAliases[r.model]}
+	if e.Periods, err = r.periods(); err != nil {
+		return Entry{}, err
+	}
 	if t := r.tier; t != nil {
 		tr, err := rowRates(t.in, t.out, t.read, t.w5m, t.w1h)
 		if err != nil {

@@ -16,6 +16,8 @@ type Catalogue struct {
 	source  string
 	entries []Entry        // sorted by key
 	index   map[string]int // lower-cased model name → position in entries
+	aliases map[string]int // lower-cased alias → position of its model
+	undated map[string]int // undated name of a dated model → newest such model
 }
 
 // Deprecation is one announced model retirement.
@@ -39,7 +41,8 @@ func NewCatalogue(entries []Entry, source string) *Catalogue {
 		e.Model = key
 		byKey[key] = cloneEntry(e)
 	}
-	c := &Catalogue{source: source, index: make(map[string]int, len(byKey))}
+	c := &Catalogue{source: source, index: make(map[string]int, len(byKey)),
+		aliases: map[string]int{}, undated: map[string]int{}}
 	for _, e := range byKey {
 		c.entries = append(c.entries, e)
 	}
@@ -47,16 +50,26 @@ func NewCatalogue(entries []Entry, source string) *Catalogue {
 	for i, e := range c.entries {
 		c.index[e.Model] = i
 	}
+	c.indexNames()
 	c.version = source + "-" + contentHash(c.entries)
 	return c
 }
 
 // Merge returns a new catalogue holding base's entries overlaid by overlay:
 // an overlay entry replaces the base entry of the same model. base may be nil.
+// An overlay entry without aliases keeps the base entry's: a file that
+// re-prices mistral-large-2512 must not make mistral-large-latest unknown.
 func Merge(base *Catalogue, overlay []Entry, source string) *Catalogue {
 	var all []Entry
 	if base != nil {
 		all = base.Entries()
+		overlay = append([]Entry(nil), overlay...) // the caller's slice stays as it is
+		for i, e := range overlay {
+			if j, ok := base.index[strings.ToLower(strings.TrimSpace(e.Model))]; ok && len(e.Aliases) == 0 {
+				e.Aliases = base.entries[j].Aliases
+				overlay[i] = e
+			}
+		}
 	}
 	return NewCatalogue(append(all, overlay...), source)
 }
@@ -71,28 +84,6 @@ func (c *Catalogue) Source() string { return c.source }
 
 // Len is the number of models.
 func (c *Catalogue) Len() int { return len(c.entries) }
-
-// Lookup finds the entry for a model name as a client sent it. It tries the
-// exact name (case-insensitive), then the normalised name with its date, then
-// the normalised name without the date, so a dated entry that is its own
-// catalogue key (gpt-4o-2024-05-13) wins over its family name.
-func (c *Catalogue) Lookup(model string) (Entry, bool) {
-	key := strings.ToLower(strings.TrimSpace(model))
-	if key == "" {
-		return Entry{}, false
-	}
-	if i, ok := c.index[key]; ok {
-		return cloneEntry(c.entries[i]), true
-	}
-	norm := normalizeKeepDate(key)
-	if i, ok := c.index[norm]; ok {
-		return cloneEntry(c.entries[i]), true
-	}
-	if i, ok := c.index[stripDate(norm)]; ok {
-		return cloneEntry(c.entries[i]), true
-	}
-	return Entry{}, false
-}
 
 // Entries returns every entry, sorted by model name.
 func (c *Catalogue) Entries() []Entry {
@@ -110,6 +101,11 @@ func (c *Catalogue) Deprecations() []Deprecation {
 	for _, e := range c.entries {
 		if e.DeprecationDate != "" {
 			out = append(out, Deprecation{e.Model, e.DeprecationDate, e.Replacement})
+		}
+		for _, a := range e.Aliases {
+			if _, shadowed := c.index[strings.ToLower(a.Name)]; a.Retired != "" && !shadowed {
+				out = append(out, Deprecation{strings.ToLower(a.Name), a.Retired, e.Model})
+			}
 		}
 	}
 	sort.Slice(out, func(i, j int) bool {
@@ -191,6 +187,20 @@ func cloneEntry(e Entry) Entry {
 		t := *e.LongContext
 		e.LongContext = &t
 	}
+	if e.Periods != nil {
+		ps := make([]Period, len(e.Periods))
+		for i, p := range e.Periods {
+			if p.LongContext != nil {
+				t := *p.LongContext
+				p.LongContext = &t
+			}
+			ps[i] = p
+		}
+		e.Periods = ps
+	}
+	if e.Aliases != nil {
+		e.Aliases = append([]Alias(nil), e.Aliases...)
+	}
 	return e
 }
 
@@ -206,12 +216,23 @@ func writeEntry(w io.Writer, e Entry) {
 		return fmt.Sprintf("%d,%d,%d:%t,%d:%t,%d:%t", r.Input, r.Output,
 			r.CacheRead, r.HasCacheRead, r.CacheWrite, r.HasCacheWrite, r.CacheWrite1h, r.HasCacheWrite1h)
 	}
-	tier := "-"
-	if e.LongContext != nil {
-		tier = fmt.Sprintf("%d>%s", e.LongContext.ThresholdTokens, rates(e.LongContext.Rates))
+	tier := func(t *Tier) string {
+		if t == nil {
+			return "-"
+		}
+		return fmt.Sprintf("%d>%s", t.ThresholdTokens, rates(t.Rates))
 	}
-	fmt.Fprintf(w, "%s|%s|%s|%s|%s|%d|%d|%s|%s\n", e.Model, e.Provider, e.Mode,
-		rates(e.Base), tier, e.MaxInputTokens, e.MaxOutputTokens, e.DeprecationDate, e.Replacement)
+	fmt.Fprintf(w, "%s|%s|%s|%s|%s|%d|%d|%s|%s", e.Model, e.Provider, e.Mode,
+		rates(e.Base), tier(e.LongContext), e.MaxInputTokens, e.MaxOutputTokens, e.DeprecationDate, e.Replacement)
+	// Entries without periods or aliases hash as before, so versions of
+	// catalogues that have none do not change.
+	for _, p := range e.Periods {
+		fmt.Fprintf(w, "|p:%s/%s/%s/%s", p.ID(), p.Label, rates(p.Base), tier(p.LongContext))
+	}
+	for _, a := range e.Aliases {
+		fmt.Fprintf(w, "|a:%s/%s", a.Name, a.Retired)
+	}
+	fmt.Fprintln(w)
 }
 
 func contentHash(entries []Entry) string {

@@ -37,6 +37,20 @@ type Entry struct {
 	DeprecationDate string // YYYY-MM-DD, empty when not announced
 	Replacement     string // suggested successor, may be empty
 	Source          string // "builtin", "litellm", ...
+	// Periods are dated and time-of-day rates that replace Base and
+	// LongContext while in force (see At); empty for a model with one price.
+	Periods []Period
+	// Aliases are other names the provider serves with this model:
+	// "-latest" and family aliases, and retired names.
+	Aliases []Alias
+}
+
+// Alias is another name of a model. A Retired alias is a name the provider
+// retired and now serves with this model (its successor); Retired is the
+// retirement date (YYYY-MM-DD).
+type Alias struct {
+	Name    string
+	Retired string
 }
 
 // Usage is the token count of one call in our semantics: Input is the whole

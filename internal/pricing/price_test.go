@@ -11,6 +11,7 @@ func builtinEntry(t testing.TB, model string) Entry {
 	if !ok {
 		t.Fatalf("builtin catalogue has no %q", model)
 	}
+	e, _ = e.At(fixtureDate) // the rates these golden figures were checked at
 	return e
 }
 
@@ -114,11 +115,12 @@ func TestPriceGolden(t *testing.T) {
 			want: Breakdown{Input: 10_000_000, CacheRead: 40_000_000, Output: 1_500_000, Total: 51_500_000},
 		},
 		{
-			// Mistral publishes no cache rates, so reads and writes are input:
-			// 4000 + 4000 + 2000 × $0.50 = $0.005; 1000 × $1.50 = $0.0015.
-			name: "no cache rates: writes at input rate", model: "mistral-large-2512",
+			// Mistral bills cached tokens at 10% of input and publishes no write
+			// rate: 4000 × $0.50 + 4000 × $0.05 + 2000 × $0.50 (writes at the
+			// input rate) + 1000 × $1.50 = $0.0047.
+			name: "no write rate: writes at input rate", model: "mistral-large-2512",
 			u:    Usage{Input: 10_000, Cached: 4_000, CacheWrite: 2_000, Output: 1_000},
-			want: Breakdown{Input: 2_000_000, CacheRead: 2_000_000, CacheWrite: 1_000_000, Output: 1_500_000, Total: 6_500_000},
+			want: Breakdown{Input: 2_000_000, CacheRead: 200_000, CacheWrite: 1_000_000, Output: 1_500_000, Total: 4_700_000},
 		},
 		{
 			// Half-up on sub-nano parts: 4 cached × $0.003625/MTok = 14.5 nano → 15.
@@ -213,8 +215,9 @@ func TestSavings(t *testing.T) {
 		// No published cache rates: no savings and no premium.
 		{"no cache rates", "gpt-4o-2024-05-13",
 			Usage{Input: 10_000, Cached: 8_000, CacheWrite: 1_000}, Savings{}},
-		{"mistral no cache rates", "mistral-large-2512",
-			Usage{Input: 10_000, Cached: 9_000}, Savings{}},
+		// Mistral cached input at 10%: 9000 × ($0.50 − $0.05) = $0.00405.
+		{"mistral cached at 10%", "mistral-large-2512",
+			Usage{Input: 10_000, Cached: 9_000}, Savings{4_050_000, 0, 4_050_000}},
 	}
 	for _, tt := range tests {
 		if got := builtinEntry(t, tt.model).Savings(tt.u); got != tt.want {

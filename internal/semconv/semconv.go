@@ -38,6 +38,7 @@ const (
 	CatalogueCostNano = "llmcost.catalogue_cost_nano"
 	Priced            = "llmcost.priced"
 	PriceVersion      = "llmcost.price_version"
+	PricePeriod       = "llmcost.price_period"
 	ReadSavingsNano   = "llmcost.read_savings_nano"
 	WritePremiumNano  = "llmcost.write_premium_nano"
 	LatencyMS         = "llmcost.latency_ms"
@@ -110,6 +111,7 @@ func PutEvent(lr plog.LogRecord, ev *event.Event) {
 		a.PutBool(Streaming, *ev.Streaming)
 	}
 	putOptStr(a, PriceVersion, ev.PriceVersion)
+	putOptStr(a, PricePeriod, ev.PricePeriod)
 	if ev.LatencyMS != nil {
 		a.PutInt(LatencyMS, *ev.LatencyMS)
 	}
@@ -167,6 +169,7 @@ func GetEvent(lr plog.LogRecord) (event.Event, error) {
 		ev.LatencyMS = &ms
 	}
 	ev.PriceVersion = getStr(a, PriceVersion)
+	ev.PricePeriod = getStr(a, PricePeriod)
 	ev.Error = getStr(a, Error)
 	ev.TraceID = getStr(a, TraceID)
 	ev.SpanID = getStr(a, SpanID)

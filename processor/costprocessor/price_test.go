@@ -99,3 +99,32 @@ func TestCacheSavingsAtTheCallsOwnRates(t *testing.T) {
 		t.Fatalf("unknown model: %+v", got)
 	}
 }
+
+// A call is priced at the rates in force at its own timestamp: before and
+// after a dated price change, and in and out of DeepSeek's peak hours (the
+// period that priced it is stamped on the event).
+func TestPriceAtTheCallsTimestamp(t *testing.T) {
+	at := func(model string, ts time.Time) event.Event {
+		ev := call(model, 1_000_000, 0, 0, 100_000)
+		ev.Timestamp = ts
+		return priced(t, ev)
+	}
+	// o3: $10/$40 until 2025-06-09, $2/$8 from 2025-06-10.
+	before := at("o3", time.Date(2025, 6, 9, 12, 0, 0, 0, time.UTC))
+	after := at("o3", time.Date(2025, 6, 10, 12, 0, 0, 0, time.UTC))
+	if before.CostNano != 14_000_000_000 || after.CostNano != 2_800_000_000 ||
+		before.PricePeriod != pricing.BasePeriod || after.PricePeriod != "2025-06-10T00:00:00Z.." {
+		t.Errorf("o3 before %d (%s), after %d (%s)", before.CostNano, before.PricePeriod, after.CostNano, after.PricePeriod)
+	}
+	// deepseek-flash on a Monday: 02:00 UTC is peak ($0.30/$1.20), 14:00
+	// off-peak ($0.15/$0.60).
+	peak := at("deepseek-chat", time.Date(2026, 11, 23, 2, 0, 0, 0, time.UTC))
+	off := at("deepseek-chat", time.Date(2026, 11, 23, 14, 0, 0, 0, time.UTC))
+	if peak.CostNano != 420_000_000 || off.CostNano != 210_000_000 || peak.PricePeriod == off.PricePeriod {
+		t.Errorf("deepseek peak %d (%s), off-peak %d (%s)", peak.CostNano, peak.PricePeriod, off.CostNano, off.PricePeriod)
+	}
+	// A model with one price stamps no period.
+	if got := at("gpt-5", time.Now()); got.PricePeriod != "" {
+		t.Errorf("gpt-5 period %q", got.PricePeriod)
+	}
+}

@@ -2,6 +2,7 @@ package costprocessor
 
 import (
 	"context"
+	"time"
 
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/pdata/plog"
@@ -59,9 +60,11 @@ func (p *costProcessor) processLogs(ctx context.Context, ld plog.Logs) (plog.Log
 	return ld, nil
 }
 
-// price sets cost, catalogue cost, priced, price version and the cache
-// savings on one record. Savings use the catalogue's rates even when the
-// client sent its own cost: the cache report measures against the
+// price sets cost, catalogue cost, priced, price version, price period and
+// the cache savings on one record, at the rates in force at the call's
+// timestamp (a dated price change or a peak hour applies to the calls made
+// then, whenever they arrive). Savings use the catalogue's rates even when
+// the client sent its own cost: the cache report measures against the
 // catalogue in force when the call was stored.
 func price(cat *pricing.Catalogue, lr plog.LogRecord) {
 	a := lr.Attributes()
@@ -87,6 +90,14 @@ func price(cat *pricing.Catalogue, lr plog.LogRecord) {
 		Input: get(semconv.InputTokens), Output: get(semconv.OutputTokens),
 		Cached: get(semconv.CachedTokens), CacheWrite: get(semconv.CacheWriteTokens),
 		CacheWrite1h: get(semconv.CacheWrite1h),
+	}
+	at := lr.Timestamp().AsTime()
+	if lr.Timestamp() == 0 {
+		at = time.Now()
+	}
+	entry, period := entry.At(at)
+	if period != "" {
+		a.PutStr(semconv.PricePeriod, period)
 	}
 	b := entry.Price(u)
 	sv := entry.Savings(u)

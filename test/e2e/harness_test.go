@@ -101,6 +101,7 @@ func startConfig(t testing.TB, config string, env map[string]string) *service {
 	addr := freePort(t)
 	vars := map[string]string{"LLMCOST_HTTP_ENDPOINT": addr, "LLMCOST_RATE_LIMIT": "100000"}
 	vars["LLMCOST_PRICING_SYNC_URL"] = "" // hermetic: built-in prices unless a test serves a file
+	vars["LLMCOST_PRICING_GENAI_PRICES_URL"] = ""
 	if _, private := env["LLMCOST_DATA_DIR"]; !private {
 		vars["LLMCOST_DATABASE_URL"] = pgtest.NewDatabase(t)
 	}

@@ -1,0 +1,149 @@
+package pricing
+
+import (
+	"fmt"
+	"time"
+)
+
+// periodRow is one dated or time-of-day price of a built-in model, rates in
+// USD per million tokens as decimal text ("" = not published). from and
+// until are RFC 3339 times or dates (UTC midnight), "" = open; window is
+// "HH:MM-HH:MM" in UTC, "" = all day.
+type periodRow struct {
+	from, until, window     string
+	weekdays                bool
+	label                   string
+	in, out, read, w5m, w1h string
+	tier                    *tierRow
+}
+
+// DeepSeek's published schedule (https://api-docs.deepseek.com/quick_start/pricing):
+// from 16:00 UTC on 2026-08-16 peak hours are 01:00–04:00 and 06:00–10:00 UTC
+// on weekdays (09:00–12:00 and 14:00–18:00 Beijing time), off-peak is half
+// the peak rate; on 2026-09-10 04:00 UTC V4.1-Flash (deepseek-flash) cut the
+// Flash price and the legacy deepseek-v4-flash name is billed as it.
+const (
+	deepseekPeakStart  = "2026-08-16T16:00:00Z"
+	deepseekFlashStart = "2026-09-10T04:00:00Z"
+	deepseekAliasStart = "2026-07-24T16:00:00Z" // deepseek-chat/-reasoner served by V4 Flash
+)
+
+// peakOffPeak returns an all-day off-peak period and the two weekday peak
+// windows at twice its rates, in force from from until until.
+func peakOffPeak(from, until, in, out, read, peakIn, peakOut, peakRead string) []periodRow {
+	return []periodRow{
+		{from: from, until: until, label: "off-peak", in: in, out: out, read: read},
+		{from: from, until: until, window: "01:00-04:00", weekdays: true, label: "peak", in: peakIn, out: peakOut, read: peakRead},
+		{from: from, until: until, window: "06:00-10:00", weekdays: true, label: "peak", in: peakIn, out: peakOut, read: peakRead},
+	}
+}
+
+var deepseekFlashPeriods = append(
+	peakOffPeak(deepseekPeakStart, deepseekFlashStart, "0.22", "0.66", "0.007", "0.44", "1.32", "0.014"),
+	peakOffPeak(deepseekFlashStart, "", "0.15", "0.6", "0.003", "0.3", "1.2", "0.006")...)
+
+// deepseekLegacyPeriods price deepseek-chat and deepseek-reasoner: their own
+// rate until DeepSeek pointed them at V4 Flash, then Flash's rates.
+var deepseekLegacyPeriods = append([]periodRow{
+	{from: deepseekAliasStart, until: deepseekPeakStart, label: "served by deepseek-v4-flash", in: "0.14", out: "0.28", read: "0.0028"},
+}, deepseekFlashPeriods...)
+
+// builtinPeriods are the dated and time-of-day prices of built-in models;
+// the row in builtinRows holds the rates in force before the first period.
+var builtinPeriods = map[string][]periodRow{
+	// Introductory price until 2026-08-31, then the standard Sonnet price
+	// (https://www.anthropic.com/pricing#api).
+	"claude-sonnet-5": {{from: "2026-09-01", label: "standard", in: "3", out: "15", read: "0.3", w5m: "3.75", w1h: "6"}},
+	// The 1M context window left beta on 2026-03-13 at the standard price:
+	// the long-context tier ends that day.
+	"claude-opus-4-6":   {{from: "2026-03-13", label: "1M context at standard price", in: "5", out: "25", read: "0.5", w5m: "6.25", w1h: "10"}},
+	"claude-sonnet-4-6": {{from: "2026-03-13", label: "1M context at standard price", in: "3", out: "15", read: "0.3", w5m: "3.75", w1h: "6"}},
+	// OpenAI cut o3 by 80% on 2025-06-10.
+	"o3":                {{from: "2025-06-10", label: "price cut", in: "2", out: "8", read: "0.5"}},
+	"deepseek-flash":    deepseekFlashPeriods,
+	"deepseek-chat":     deepseekLegacyPeriods,
+	"deepseek-reasoner": deepseekLegacyPeriods,
+	"deepseek-v4-pro":   peakOffPeak(deepseekPeakStart, "", "0.66", "1.98", "0.022", "1.32", "3.96", "0.044"),
+}
+
+// builtinAliases are the other names providers document for built-in
+// models: -latest and family aliases, and retired names now served by a
+// successor (Retired set).
+var builtinAliases = map[string][]Alias{
+	"mistral-large-2512":      {{Name: "mistral-large-latest"}, {Name: "mistral-large"}},
+	"mistral-medium-2508":     {{Name: "mistral-medium-latest"}, {Name: "mistral-medium"}},
+	"mistral-small-2506":      {{Name: "mistral-small-latest"}, {Name: "mistral-small"}},
+	"magistral-medium-2509":   {{Name: "magistral-medium-latest"}},
+	"magistral-small-2509":    {{Name: "magistral-small-latest"}},
+	"codestral-2508":          {{Name: "codestral-latest"}, {Name: "codestral"}},
+	"devstral-2512":           {{Name: "devstral-latest"}},
+	"ministral-8b-2410":       {{Name: "ministral-8b-latest"}},
+	"ministral-3b-2410":       {{Name: "ministral-3b-latest"}},
+	"open-mistral-nemo":       {{Name: "mistral-nemo"}},
+	"grok-4-0709":             {{Name: "grok-4"}, {Name: "grok-4-latest"}},
+	"grok-4-fast-reasoning":   {{Name: "grok-4-fast"}, {Name: "grok-4-fast-reasoning-latest"}},
+	"grok-4-1-fast-reasoning": {{Name: "grok-4-1-fast"}, {Name: "grok-4-1-fast-reasoning-latest"}},
+	"grok-code-fast-1":        {{Name: "grok-code-fast"}},
+	"grok-3":                  {{Name: "grok-3-latest"}},
+	"grok-3-mini":             {{Name: "grok-3-mini-latest"}},
+	"deepseek-flash":          {{Name: "deepseek-v4-flash", Retired: "2026-09-10"}},
+}
+
+// periods parses a model's period rows.
+func (r row) periods() ([]Period, error) {
+	var out []Period
+	for _, pr := range builtinPeriods[r.model] {
+		p, err := pr.period()
+		if err != nil {
+			return nil, fmt.Errorf("pricing: builtin %s period %s: %w", r.model, pr.from, err)
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+func (pr periodRow) period() (Period, error) {
+	base, err := rowRates(pr.in, pr.out, pr.read, pr.w5m, pr.w1h)
+	if err != nil {
+		return Period{}, err
+	}
+	p := Period{Label: pr.label, Base: base, WeekdaysOnly: pr.weekdays}
+	if p.From, err = parseInstant(pr.from); err != nil {
+		return Period{}, err
+	}
+	if p.Until, err = parseInstant(pr.until); err != nil {
+		return Period{}, err
+	}
+	if pr.window != "" {
+		p.HasWindow = true
+		var a, b string
+		if _, err := fmt.Sscanf(pr.window[:5]+" "+pr.window[6:], "%s %s", &a, &b); err != nil {
+			return Period{}, err
+		}
+		if p.DayStart, err = ParseClock(a); err != nil {
+			return Period{}, err
+		}
+		if p.DayEnd, err = ParseClock(b); err != nil {
+			return Period{}, err
+		}
+	}
+	if t := pr.tier; t != nil {
+		tr, err := rowRates(t.in, t.out, t.read, t.w5m, t.w1h)
+		if err != nil {
+			return Period{}, err
+		}
+		p.LongContext = &Tier{ThresholdTokens: t.above, Rates: tr}
+	}
+	return p, nil
+}
+
+// parseInstant reads an RFC 3339 time or a date (UTC midnight); "" is zero.
+func parseInstant(s string) (time.Time, error) {
+	if s == "" {
+		return time.Time{}, nil
+	}
+	if t, err := time.Parse(time.RFC3339, s); err == nil {
+		return t.UTC(), nil
+	}
+	return time.Parse(time.DateOnly, s)
+}

@@ -1,0 +1,162 @@
+package pricing
+
+import (
+	"testing"
+	"time"
+)
+
+// pinned is one documented price: model (as a client sends it), the time
+// of the call, and rates in USD per million tokens ("" = not published,
+// "-" = not checked).
+type pinned struct {
+	model           string
+	at              time.Time
+	in, out, read   string
+	period, resolve string // expected price_period ("" = none) and entry
+}
+
+var (
+	nov23mon02 = time.Date(2026, 11, 23, 2, 0, 0, 0, time.UTC)
+	nov23mon14 = time.Date(2026, 11, 23, 14, 0, 0, 0, time.UTC)
+	nov21sat02 = time.Date(2026, 11, 21, 2, 0, 0, 0, time.UTC)
+	today      = time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+)
+
+func checkPinned(t *testing.T, tests []pinned) {
+	t.Helper()
+	for _, p := range tests {
+		e, ok := Builtin().Lookup(p.model)
+		if !ok {
+			t.Errorf("%s: not in the built-in catalogue", p.model)
+			continue
+		}
+		if p.resolve != "" && e.Model != p.resolve {
+			t.Errorf("%s resolves to %s, want %s", p.model, e.Model, p.resolve)
+		}
+		at, period := e.At(p.at)
+		if p.period != "-" && period != p.period {
+			t.Errorf("%s at %s: period %q, want %q", p.model, p.at, period, p.period)
+		}
+		r := at.Base
+		if r.Input != mtok(t, p.in) || r.Output != mtok(t, p.out) {
+			t.Errorf("%s at %s: in %d out %d, want %s / %s per MTok", p.model, p.at, r.Input, r.Output, p.in, p.out)
+		}
+		if p.read != "-" && (r.HasCacheRead != (p.read != "") || r.CacheRead != mtok(t, p.read)) {
+			t.Errorf("%s at %s: cache read %d (published %v), want %q", p.model, p.at, r.CacheRead, r.HasCacheRead, p.read)
+		}
+	}
+}
+
+// https://www.anthropic.com/pricing#api and
+// https://docs.anthropic.com/en/docs/about-claude/pricing: Sonnet 5 at its
+// introductory $2/$10 until 2026-08-31, then $3/$15; Opus 4.6 long context
+// at the standard price from 2026-03-13.
+func TestAnthropicPublishedPrices(t *testing.T) {
+	checkPinned(t, []pinned{
+		{"claude-sonnet-5", time.Date(2026, 8, 31, 23, 59, 0, 0, time.UTC), "2", "10", "0.2", BasePeriod, ""},
+		{"claude-sonnet-5", time.Date(2026, 9, 1, 0, 0, 0, 0, time.UTC), "3", "15", "0.3", "2026-09-01T00:00:00Z..", ""},
+		{"claude-haiku-4-5", today, "1", "5", "0.1", "", ""},
+		{"claude-opus-4", today, "15", "75", "1.5", "", "claude-opus-4-20250514"},
+	})
+	e, _ := Builtin().Lookup("claude-opus-4-6")
+	before, _ := e.At(time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC))
+	after, _ := e.At(today)
+	if before.LongContext == nil || after.LongContext != nil {
+		t.Error("opus 4.6: long-context tier until 2026-03-13 only")
+	}
+}
+
+// https://platform.openai.com/docs/pricing: o3 cut from $10/$40 to $2/$8
+// on 2025-06-10; the pro models publish no cached-input rate.
+func TestOpenAIPublishedPrices(t *testing.T) {
+	checkPinned(t, []pinned{
+		{"o3", time.Date(2025, 6, 9, 12, 0, 0, 0, time.UTC), "10", "40", "2.5", BasePeriod, ""},
+		{"o3-2025-04-16", time.Date(2025, 6, 10, 0, 0, 0, 0, time.UTC), "2", "8", "0.5", "2025-06-10T00:00:00Z..", "o3"},
+		{"gpt-5.4-pro", today, "30", "180", "", "", ""},
+		{"gpt-5-pro", today, "15", "120", "", "", ""},
+		{"gpt-5", today, "1.25", "10", "0.125", "", ""},
+	})
+}
+
+// https://ai.google.dev/gemini-api/docs/pricing
+func TestGooglePublishedPrices(t *testing.T) {
+	checkPinned(t, []pinned{
+		{"gemini-2.5-pro", today, "1.25", "10", "0.125", "", ""},
+		{"models/gemini-2.5-flash", today, "0.3", "2.5", "0.03", "", "gemini-2.5-flash"},
+	})
+	e, _ := Builtin().Lookup("gemini-2.5-pro")
+	if r, tier := e.EffectiveRates(200_001); !tier || r.Input != mtok(t, "2.5") || r.Output != mtok(t, "15") {
+		t.Errorf("gemini-2.5-pro above 200k: %+v", r)
+	}
+}
+
+// https://mistral.ai/pricing#api-pricing and https://docs.mistral.ai/getting-started/models/:
+// cached input at 10% of input; -latest names point at the current release.
+func TestMistralPublishedPrices(t *testing.T) {
+	checkPinned(t, []pinned{
+		{"mistral-large-latest", today, "0.5", "1.5", "0.05", "", "mistral-large-2512"},
+		{"mistral/codestral-latest", today, "0.3", "0.9", "0.03", "", "codestral-2508"},
+		{"mistral-medium-latest", today, "0.4", "2", "0.04", "", "mistral-medium-2508"},
+	})
+	for _, e := range Builtin().Entries() {
+		if e.Provider == "mistral" && (!e.Base.HasCacheRead || e.Base.CacheRead*10 != e.Base.Input) {
+			t.Errorf("%s: cache read %d is not 10%% of input %d", e.Model, e.Base.CacheRead, e.Base.Input)
+		}
+	}
+}
+
+// https://api-docs.deepseek.com/quick_start/pricing: from 2026-08-16 16:00
+// UTC peak hours are 01:00–04:00 and 06:00–10:00 UTC on weekdays, off-peak
+// is half; from 2026-09-10 04:00 UTC deepseek-flash (V4.1 Flash) costs
+// $0.15/$0.60 off-peak, $0.30/$1.20 peak, and the retired deepseek-v4-flash
+// name is billed as it.
+func TestDeepSeekPublishedPrices(t *testing.T) {
+	checkPinned(t, []pinned{
+		{"deepseek-flash", nov23mon02, "0.3", "1.2", "0.006", "2026-09-10T04:00:00Z..@01:00-04:00 Mon-Fri", ""},
+		{"deepseek-flash", nov23mon14, "0.15", "0.6", "0.003", "2026-09-10T04:00:00Z..", ""},
+		{"deepseek-v4-flash", nov23mon02, "0.3", "1.2", "0.006", "-", "deepseek-flash"},
+		{"deepseek-v4-flash", time.Date(2026, 8, 20, 2, 0, 0, 0, time.UTC), "0.44", "1.32", "0.014", "-", ""},
+		{"deepseek-v4-flash", time.Date(2026, 7, 15, 2, 0, 0, 0, time.UTC), "0.14", "0.28", "0.0028", BasePeriod, ""},
+		{"deepseek-v4-pro", nov23mon02, "1.32", "3.96", "0.044", "-", ""},
+		{"deepseek-v4-pro", nov23mon14, "0.66", "1.98", "0.022", "-", ""},
+		{"deepseek-chat", time.Date(2026, 7, 1, 0, 0, 0, 0, time.UTC), "0.28", "0.42", "0.028", BasePeriod, ""},
+		{"deepseek-chat", nov23mon14, "0.15", "0.6", "0.003", "-", ""},
+	})
+}
+
+// The weekday rule: a Saturday at 02:00 UTC is off-peak.
+func TestDeepSeekWeekend(t *testing.T) {
+	checkPinned(t, []pinned{{"deepseek-flash", nov21sat02, "0.15", "0.6", "0.003", "2026-09-10T04:00:00Z..", ""}})
+	e, _ := Builtin().Lookup("deepseek-flash")
+	u := Usage{Input: 100_000, Cached: 60_000, Output: 5_000}
+	peak, _ := e.At(nov23mon02)
+	off, _ := e.At(nov23mon14)
+	if p, o := peak.Price(u).Total, off.Price(u).Total; p != 2*o {
+		t.Errorf("peak %d must be twice off-peak %d", p, o)
+	}
+}
+
+// https://docs.x.ai/docs/models: Grok 4 doubles above 128k prompt tokens,
+// Grok 4.3 and 4.5 above 200k (list prices as re-checked by
+// https://docs.apiyi.com/en/models/grok-4-3.md on 2026-07-13); grok-4 and
+// grok-4-fast are aliases of the dated and reasoning models.
+func TestXAIPublishedPrices(t *testing.T) {
+	checkPinned(t, []pinned{
+		{"grok-4", today, "3", "15", "0.75", "", "grok-4-0709"},
+		{"xai/grok-4-fast", today, "0.2", "0.5", "0.05", "", "grok-4-fast-reasoning"},
+		{"grok-4-1-fast", today, "0.2", "0.5", "0.05", "", "grok-4-1-fast-reasoning"},
+	})
+	e, _ := Builtin().Lookup("grok-4")
+	if r, tier := e.EffectiveRates(128_001); !tier || r.Input != mtok(t, "6") || r.Output != mtok(t, "30") {
+		t.Errorf("grok-4 above 128k: %+v", r)
+	}
+	for model, want := range map[string][2]string{"grok-4.3": {"2.5", "5"}, "grok-4.5": {"4", "12"}} {
+		e, _ := Builtin().Lookup(model)
+		if r, tier := e.EffectiveRates(200_001); !tier || r.Input != mtok(t, want[0]) || r.Output != mtok(t, want[1]) {
+			t.Errorf("%s above 200k: %+v", model, r)
+		}
+	}
+	if _, res, _ := Builtin().Resolve("deepseek-v4-flash"); res.Via != "retired" || res.Retired != "2026-09-10" {
+		t.Errorf("deepseek-v4-flash is a retired name: %+v", res)
+	}
+}
