@@ -35,6 +35,10 @@ CREATE TABLE runs (
 );
 CREATE INDEX runs_project_first_idx ON runs (project_id, first_ts);
 CREATE INDEX runs_project_agent_first_idx ON runs (project_id, agent_name, first_ts);
+-- The distribution and the reports narrowed to one workflow.
+CREATE INDEX runs_project_workflow_first_idx ON runs (project_id, workflow, first_ts);
+-- The most expensive runs first (traces).
+CREATE INDEX runs_project_cost_idx ON runs (project_id, cost_nano DESC, trace_id);
 
 -- Per run and step name / tool name: the sums the step and tool reports
 -- group (calls without a step or tool name add nothing).
