@@ -18,7 +18,8 @@ type WriteResult struct {
 }
 
 // insertSQL writes events, their rollups and outcomes in ONE statement
-// (Write then refreshes the runs it names, in the same transaction): all
+// (Write then refreshes the runs of its calls and outcomes, in the same
+// transaction): all
 // land or none does, and a duplicate (skipped by ON CONFLICT, so absent
 // from ev) adds nothing to the rollups and touches no run. Events are inserted in event_id order so
 // overlapping concurrent batches take row locks in the same order and
@@ -35,10 +36,10 @@ var insertSQL = func() string {
   ORDER BY p, t
   ON CONFLICT (project_id, trace_id) DO UPDATE
     SET success = excluded.success, label = excluded.label, recorded_at = excluded.recorded_at
-  RETURNING 1
+  RETURNING project_id, trace_id
 )
 SELECT (SELECT count(*) FROM ev), (SELECT count(*) FROM oc), (SELECT count(*) FROM rh) + (SELECT count(*) FROM rd),
-  `+runKeysOf("ev"),
+  `+runKeysOf("(SELECT project_id, trace_id FROM ev UNION ALL SELECT project_id, trace_id FROM oc) k"),
 		n+1, n+2, n+3, n+4)
 }()
 

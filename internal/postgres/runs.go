@@ -84,11 +84,43 @@ func RefreshRuns(ctx context.Context, tx pgx.Tx, keys []RunKey) error {
 	if err := tx.QueryRow(ctx, runLockSQL, p, t).Scan(&locked); err != nil {
 		return err
 	}
+	days, err := oldDayKeys(ctx, tx, p, t)
+	if err != nil {
+		return err
+	}
 	built, err := readRuns(ctx, tx, p, t)
 	if err != nil {
 		return err
 	}
-	return writeRuns(ctx, tx, keys, built)
+	for _, br := range built {
+		days[newDayKey(br)] = true
+	}
+	return writeRuns(ctx, tx, keys, built, days)
+}
+
+// oldDayKeys are the rollup keys the runs (p, t) have before a refresh.
+func oldDayKeys(ctx context.Context, tx pgx.Tx, p, t []string) (map[dayKey]bool, error) {
+	rows, err := tx.Query(ctx, `SELECT r.project_id::text, date_trunc('day', r.first_ts, 'UTC'),
+  coalesce(r.workflow, ''), r.agent_name
+FROM unnest($1::uuid[], $2::text[]) AS u(p, t) JOIN runs r ON r.project_id = u.p AND r.trace_id = u.t`, p, t)
+	if err != nil {
+		return nil, err
+	}
+	keys, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (dayKey, error) {
+		var k dayKey
+		err := r.Scan(&k.ProjectID, &k.Day, &k.Workflow, &k.Agent)
+		k.Day = k.Day.UTC()
+		return k, err
+	})
+	out := make(map[dayKey]bool, len(keys)+len(p))
+	for _, k := range keys {
+		out[k] = true
+	}
+	return out, err
+}
+
+func newDayKey(br builtRun) dayKey {
+	return dayKey{ProjectID: br.ProjectID, Day: dayOf(br.FirstTS), Workflow: br.Workflow, Agent: br.AgentName}
 }
 
 // builtRun is one computed run and its key.
@@ -132,13 +164,15 @@ func readRuns(ctx context.Context, tx pgx.Tx, p, t []string) ([]builtRun, error)
 }
 
 // writeRuns replaces the rows of keys (deleting a run cascades to its
-// steps, tools and repeats) with the built runs, in one round trip.
-func writeRuns(ctx context.Context, tx pgx.Tx, keys []RunKey, built []builtRun) error {
+// steps, tools and repeats) with the built runs and recomputes the daily
+// rollups of days, in one round trip.
+func writeRuns(ctx context.Context, tx pgx.Tx, keys []RunKey, built []builtRun, days map[dayKey]bool) error {
 	p, t := keyArrays(keys)
 	b := &pgx.Batch{}
 	b.Queue(`DELETE FROM runs r USING unnest($1::uuid[], $2::text[]) AS u(p, t)
 WHERE r.project_id = u.p AND r.trace_id = u.t`, p, t)
 	queueRunInserts(b, built)
+	queueDayRefresh(b, days)
 	return tx.SendBatch(ctx, b).Close()
 }
 

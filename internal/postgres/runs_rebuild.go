@@ -21,13 +21,22 @@ func (db *DB) RebuildRuns(ctx context.Context, projectID string) error {
 		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, repriceLockID); err != nil {
 			return err
 		}
+		// SET LOCAL work_mem: the rollup rebuild groups every run.
+		if _, err := tx.Exec(ctx, `SET LOCAL work_mem = '256MB'`); err != nil {
+			return err
+		}
 		if _, err := tx.Exec(ctx, `DELETE FROM runs WHERE project_id = $1`, projectID); err != nil {
 			return err
 		}
 		for last := ""; ; {
 			keys, err := nextTraces(ctx, tx, projectID, last)
-			if err != nil || len(keys) == 0 {
+			if err != nil {
 				return err
+			}
+			if len(keys) == 0 {
+				b := &pgx.Batch{}
+				queueDayRebuild(b, projectID)
+				return tx.SendBatch(ctx, b).Close()
 			}
 			p, t := keyArrays(keys)
 			built, err := readRuns(ctx, tx, p, t)

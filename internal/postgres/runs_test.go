@@ -12,6 +12,7 @@ import (
 
 	"github.com/llmcost/llmcost/internal/event"
 	"github.com/llmcost/llmcost/internal/postgres"
+	"github.com/llmcost/llmcost/internal/semconv"
 )
 
 // readRunTables reads every run table of a project as text rows, in key
@@ -20,7 +21,9 @@ func readRunTables(t *testing.T, db *postgres.DB, project string) map[string][]s
 	t.Helper()
 	out := map[string][]string{}
 	for table, order := range map[string]string{"runs": "trace_id", "run_steps": "trace_id, step_name",
-		"run_tools": "trace_id, tool_name", "run_repeats": "trace_id, seq"} {
+		"run_tools": "trace_id, tool_name", "run_repeats": "trace_id, seq",
+		"run_day": "agent_name, bucket, workflow", "run_step_day": "agent_name, bucket, workflow, name",
+		"run_tool_day": "agent_name, bucket, workflow, name"} {
 		rows, err := db.Pool.Query(context.Background(),
 			fmt.Sprintf(`SELECT x::text FROM %s x WHERE project_id = $1 ORDER BY %s`, table, order), project)
 		if err != nil {
@@ -77,13 +80,22 @@ func TestRunsEqualARebuild(t *testing.T) {
 	for round := 0; round < 6; round++ {
 		a, b := randomRunCalls(rng, p, 60, t0), randomRunCalls(rng, p, 60, t0)
 		errs := make(chan error, 2)
-		go func() { _, err := db.Write(ctx, a, nil); errs <- err }()
-		go func() { _, err := db.Write(ctx, b, nil); errs <- err }()
+		var oc []semconv.Outcome
+		for range 4 {
+			oc = append(oc, semconv.Outcome{ProjectID: p, TraceID: fmt.Sprintf("t%d", rng.IntN(25)), Success: rng.IntN(2) == 0})
+		}
+		go func() { _, err := db.Write(ctx, a, oc[:2]); errs <- err }()
+		go func() { _, err := db.Write(ctx, b, oc[2:]); errs <- err }()
 		for range 2 {
 			if err := <-errs; err != nil {
 				t.Fatal(err)
 			}
 		}
+	}
+	var declared int
+	if err := db.Pool.QueryRow(ctx, `SELECT sum(succeeded + failed) FROM run_day WHERE project_id = $1 AND agent_name = ''`, p).
+		Scan(&declared); err != nil || declared == 0 {
+		t.Fatalf("no run with an outcome in the rollups (%v)", err)
 	}
 	maintained := readRunTables(t, db, p)
 	if len(maintained["runs"]) < 20 || len(maintained["run_repeats"]) == 0 || len(maintained["run_steps"]) == 0 {
