@@ -93,7 +93,7 @@ func (s *Server) analyticsOutcomes(r *http.Request) ([]OutcomeRow, error) {
 	if err != nil {
 		return nil, err
 	}
-	rows, err := s.DB.OutcomeRows(r.Context(), q)
+	rows, err := s.DB.WorkflowRows(r.Context(), q)
 	return outcomeRows(rows), err
 }
 

@@ -200,11 +200,12 @@ func repeatedRows(rows []postgres.RepeatRow) []RepeatedWorkRow {
 	return out
 }
 
-func outcomeRows(rows []postgres.OutcomeSums) []OutcomeRow {
+func outcomeRows(rows []postgres.WorkflowSums) []OutcomeRow {
 	out := make([]OutcomeRow, len(rows))
 	for i, o := range rows {
 		out[i] = OutcomeRow{Workflow: o.Workflow, Runs: o.Runs, Succeeded: o.Succeeded, Failed: o.Failed,
-			Unknown: o.Unknown, CostOnSuccess: money(o.SuccessCostNano), CostOnFailure: money(o.FailureCostNano),
+			Unknown: o.Runs - o.Succeeded - o.Failed, CostOnSuccess: money(o.SuccessCostNano),
+			CostOnFailure:  money(o.FailureCostNano),
 			CostPerSuccess: perRun(o.CostNano, o.Succeeded),
 			SuccessRate:    analytics.Percent(o.Succeeded, o.Succeeded+o.Failed)}
 	}

@@ -91,6 +91,14 @@ var knownReports = []struct{ path, want string }{
 		`{"workflow":null,"runs":1,"total_cost":0.0001,"avg_cost_per_run":0.0001,"max_cost_per_run":0.0001,"total_calls":1,"avg_calls_per_run":1,"avg_steps_per_run":0,"max_depth":0,"success_rate":100}]`},
 	{"/v1/analytics/workflows?range=24h&agent_name=coder&limit=1", `[` +
 		`{"workflow":"summarize","runs":1,"total_cost":0.005,"avg_cost_per_run":0.005,"max_cost_per_run":0.005,"total_calls":1,"avg_calls_per_run":1,"avg_steps_per_run":1,"max_depth":0,"success_rate":100}]`},
+	// 7d reads t-old (03-07) from the daily rollups, the rest from today's runs.
+	{"/v1/analytics/workflows?range=7d&limit=1", `[` +
+		`{"workflow":"research","runs":3,"total_cost":0.0244,"avg_cost_per_run":0.008133333,"max_cost_per_run":0.02,"total_calls":10,"avg_calls_per_run":3.33,"avg_steps_per_run":1.67,"max_depth":2,"success_rate":80}]`},
+	{"/v1/analytics/workflows/outcomes?range=7d&limit=1", `[` +
+		`{"workflow":"research","runs":3,"succeeded":1,"failed":1,"unknown":1,"cost_on_success":0.0036,"cost_on_failure":0.0008,"cost_per_success":0.0244,"success_rate":50}]`},
+	{"/v1/analytics/workflows/tools?range=30d&agent_name=planner", `[` +
+		`{"tool_name":"http","calls":4,"runs":1,"total_cost":0.0008,"total_tokens":360,"avg_latency_ms":100},` +
+		`{"tool_name":"web","calls":2,"runs":1,"total_cost":0.0006,"total_tokens":120,"avg_latency_ms":250}]`},
 	{"/v1/analytics/workflows/steps?range=24h", `[` +
 		`{"workflow":"summarize","step_name":"summarize","calls":1,"runs":1,"calls_per_run":1,"cost_per_run":0.005,"total_cost":0.005,"avg_latency_ms":2000,"success_rate":100},` +
 		`{"workflow":"research","step_name":"write","calls":1,"runs":1,"calls_per_run":1,"cost_per_run":0.002,"total_cost":0.002,"avg_latency_ms":1000,"success_rate":100},` +

@@ -48,26 +48,80 @@ func (q RunQuery) sql(body string) (string, []any) {
 	return strings.ReplaceAll(body, "{{RUNS}}", where), args
 }
 
+// daySplit returns the whole UTC days [d1, d2) of the window, read from the
+// daily rollups; the runs of [Start, d1) and [d2, End) are read from the
+// runs table. A window inside one day reads only runs.
+func (q RunQuery) daySplit() (d1, d2 time.Time) {
+	d1, d2 = dayOf(q.Start), dayOf(q.End)
+	if d1.Before(q.Start) {
+		d1 = d1.Add(24 * time.Hour)
+	}
+	if d1.After(d2) {
+		return q.End, q.End
+	}
+	return d1, d2
+}
+
+// rollupSQL puts into body the WHERE of the rollup rows (alias x, at
+// {{DAYS}}) and of the edge runs (alias r, at {{EDGES}}): $1 project, $2
+// start, $3 end, $4 limit, $5 and $6 the whole days, $7 the agent (”
+// reads the all-agents rows), $8 the workflow (” for none).
+func (q RunQuery) rollupSQL(body string) (string, []any) {
+	var limit any
+	if q.Limit > 0 {
+		limit = int64(q.Limit)
+	}
+	d1, d2 := q.daySplit()
+	args := []any{q.ProjectID, q.Start, q.End, limit, d1, d2, q.AgentName, q.Workflow}
+	days := "x.project_id = $1 AND x.agent_name = $7 AND x.bucket >= $5 AND x.bucket < $6"
+	edges := "r.project_id = $1 AND ((r.first_ts >= $2 AND r.first_ts < $5) OR (r.first_ts >= $6 AND r.first_ts < $3))"
+	if q.AgentName != "" {
+		edges += " AND r.agent_name = $7"
+	}
+	if q.HasWorkflow {
+		days += " AND x.workflow = $8"
+		edges += " AND coalesce(r.workflow, '') = $8"
+	} else {
+		args = args[:7] // an unreferenced parameter has no type
+	}
+	return strings.NewReplacer("{{DAYS}}", days, "{{EDGES}}", edges).Replace(body), args
+}
+
 // WorkflowSums are one workflow's run figures (Workflow nil: runs with none).
 type WorkflowSums struct {
 	Workflow                                  *string
 	Runs, CostNano, MaxCostNano, Calls, Steps int64
 	MaxDepth, SuccessCalls                    int64
+	// Runs by declared outcome (runs without one are the rest).
+	Succeeded, Failed, SuccessCostNano, FailureCostNano int64
 }
 
 // workflowOrder sorts by cost descending, then workflow in byte order
 // (no workflow sorts as the empty name).
 const workflowOrder = `3 DESC, coalesce(r.workflow, '') COLLATE "C", r.workflow NULLS FIRST`
 
-// WorkflowRows reads the workflow rows of the runs in the window.
+// WorkflowRows reads the workflow rows of the runs in the window, with
+// their outcome counts.
 func (db *DB) WorkflowRows(ctx context.Context, q RunQuery) ([]WorkflowSums, error) {
-	sql, args := q.sql(`SELECT r.workflow, count(*), sum(r.cost_nano)::bigint, max(r.cost_nano), sum(r.calls)::bigint,
-  sum(r.steps)::bigint, max(r.max_depth), sum(r.success_calls)::bigint
-FROM runs r WHERE {{RUNS}} GROUP BY r.workflow ORDER BY ` + workflowOrder + ` LIMIT $4`)
+	sql, args := q.rollupSQL(`WITH src AS (
+  SELECT x.workflow, x.runs, x.cost_nano, x.max_cost_nano, x.calls, x.steps, x.max_depth, x.success_calls,
+    x.succeeded, x.failed, x.success_cost, x.failure_cost
+  FROM run_day x WHERE {{DAYS}}
+  UNION ALL
+  SELECT coalesce(r.workflow, ''), 1, r.cost_nano, r.cost_nano, r.calls, r.steps, r.max_depth, r.success_calls,
+    (o.success IS TRUE)::int, (o.success IS FALSE)::int, CASE WHEN o.success THEN r.cost_nano ELSE 0 END,
+    CASE WHEN NOT o.success THEN r.cost_nano ELSE 0 END
+  FROM runs r LEFT JOIN outcomes o ON o.project_id = r.project_id AND o.trace_id = r.trace_id
+  WHERE {{EDGES}}
+)
+SELECT NULLIF(workflow, ''), sum(runs)::bigint, sum(cost_nano)::bigint, max(max_cost_nano), sum(calls)::bigint,
+  sum(steps)::bigint, max(max_depth), sum(success_calls)::bigint, sum(succeeded)::bigint, sum(failed)::bigint,
+  sum(success_cost)::bigint, sum(failure_cost)::bigint
+FROM src GROUP BY workflow ORDER BY 3 DESC, workflow COLLATE "C" LIMIT $4`)
 	return collect(ctx, db, sql, args, func(r pgx.CollectableRow) (WorkflowSums, error) {
 		var w WorkflowSums
 		return w, r.Scan(&w.Workflow, &w.Runs, &w.CostNano, &w.MaxCostNano, &w.Calls, &w.Steps, &w.MaxDepth,
-			&w.SuccessCalls)
+			&w.SuccessCalls, &w.Succeeded, &w.Failed, &w.SuccessCostNano, &w.FailureCostNano)
 	})
 }
 
@@ -81,20 +135,33 @@ type GroupSums struct {
 
 // StepRows reads the step rows (workflow of the run, step name).
 func (db *DB) StepRows(ctx context.Context, q RunQuery) ([]GroupSums, error) {
-	sql, args := q.sql(`SELECT r.workflow, s.step_name, sum(s.cost_nano)::bigint, sum(s.calls)::bigint, count(*),
-  sum(s.tokens)::bigint, sum(s.latency_sum)::bigint, sum(s.latency_count)::bigint, sum(s.success_calls)::bigint
-FROM runs r JOIN run_steps s ON s.project_id = r.project_id AND s.trace_id = r.trace_id
-WHERE {{RUNS}} GROUP BY r.workflow, s.step_name
-ORDER BY ` + workflowOrder + `, s.step_name COLLATE "C" LIMIT $4`)
-	return collect(ctx, db, sql, args, scanGroup)
+	return db.groupRows(ctx, q, "run_step_day", "run_steps", "step_name", true)
 }
 
 // ToolRows reads the tool rows.
 func (db *DB) ToolRows(ctx context.Context, q RunQuery) ([]GroupSums, error) {
-	sql, args := q.sql(`SELECT NULL::text, s.tool_name, sum(s.cost_nano)::bigint, sum(s.calls)::bigint, count(*),
-  sum(s.tokens)::bigint, sum(s.latency_sum)::bigint, sum(s.latency_count)::bigint, sum(s.success_calls)::bigint
-FROM runs r JOIN run_tools s ON s.project_id = r.project_id AND s.trace_id = r.trace_id
-WHERE {{RUNS}} GROUP BY s.tool_name ORDER BY 3 DESC, s.tool_name COLLATE "C" LIMIT $4`)
+	return db.groupRows(ctx, q, "run_tool_day", "run_tools", "tool_name", false)
+}
+
+// groupRows reads step or tool sums: whole days from rollup, the edges from
+// the runs' per-run rows (table, column name); by workflow too when byWorkflow.
+func (db *DB) groupRows(ctx context.Context, q RunQuery, rollup, table, name string, byWorkflow bool) ([]GroupSums, error) {
+	wf, group, order := "NULL::text", "name", `name COLLATE "C"`
+	if byWorkflow {
+		wf, group, order = "NULLIF(workflow, '')", "workflow, name", `workflow COLLATE "C", name COLLATE "C"`
+	}
+	sql, args := q.rollupSQL(`WITH src AS (
+  SELECT x.workflow, x.name, x.calls, x.runs, x.cost_nano, x.tokens, x.latency_sum, x.latency_count, x.success_calls
+  FROM ` + rollup + ` x WHERE {{DAYS}}
+  UNION ALL
+  SELECT coalesce(r.workflow, ''), s.` + name + `, s.calls, 1, s.cost_nano, s.tokens, s.latency_sum, s.latency_count,
+    s.success_calls
+  FROM runs r JOIN ` + table + ` s ON s.project_id = r.project_id AND s.trace_id = r.trace_id
+  WHERE {{EDGES}}
+)
+SELECT ` + wf + `, name, sum(cost_nano)::bigint, sum(calls)::bigint, sum(runs)::bigint, sum(tokens)::bigint,
+  sum(latency_sum)::bigint, sum(latency_count)::bigint, sum(success_calls)::bigint
+FROM src GROUP BY ` + group + ` ORDER BY 3 DESC, ` + order + ` LIMIT $4`)
 	return collect(ctx, db, sql, args, scanGroup)
 }
 
@@ -128,40 +195,20 @@ WHERE {{RUNS}} ORDER BY x.wasted_nano DESC, x.trace_id COLLATE "C", x.seq LIMIT 
 	})
 }
 
-// OutcomeSums are one workflow's runs by declared outcome.
-type OutcomeSums struct {
-	Workflow                                   *string
-	CostNano, Runs, Succeeded, Failed, Unknown int64
-	SuccessCostNano, FailureCostNano           int64
-}
-
-// OutcomeRows reads the outcome rows, by the workflow's run cost.
-func (db *DB) OutcomeRows(ctx context.Context, q RunQuery) ([]OutcomeSums, error) {
-	sql, args := q.sql(`SELECT r.workflow, sum(r.cost_nano)::bigint, count(*), count(*) FILTER (WHERE o.success),
-  count(*) FILTER (WHERE NOT o.success), count(*) FILTER (WHERE o.trace_id IS NULL),
-  coalesce(sum(r.cost_nano) FILTER (WHERE o.success), 0)::bigint,
-  coalesce(sum(r.cost_nano) FILTER (WHERE NOT o.success), 0)::bigint
-FROM runs r LEFT JOIN outcomes o ON o.project_id = r.project_id AND o.trace_id = r.trace_id
-WHERE {{RUNS}} GROUP BY r.workflow ORDER BY 2 DESC, coalesce(r.workflow, '') COLLATE "C", r.workflow NULLS FIRST
-LIMIT $4`)
-	return collect(ctx, db, sql, args, func(r pgx.CollectableRow) (OutcomeSums, error) {
-		var o OutcomeSums
-		return o, r.Scan(&o.Workflow, &o.CostNano, &o.Runs, &o.Succeeded, &o.Failed, &o.Unknown,
-			&o.SuccessCostNano, &o.FailureCostNano)
-	})
-}
-
 // TopWorkflow is the window's highest-spend workflow (cost, then name);
 // ok is false when no run in the window has a workflow.
 func (db *DB) TopWorkflow(ctx context.Context, q RunQuery) (string, bool, error) {
-	q.Limit = 1
-	sql, args := q.sql(`SELECT r.workflow FROM runs r WHERE {{RUNS}} AND r.workflow IS NOT NULL
-GROUP BY r.workflow ORDER BY sum(r.cost_nano) DESC, r.workflow COLLATE "C" LIMIT $4`)
-	names, err := collect(ctx, db, sql, args, pgx.RowTo[string])
-	if err != nil || len(names) == 0 {
+	q.Limit = 0
+	rows, err := db.WorkflowRows(ctx, q)
+	if err != nil {
 		return "", false, err
 	}
-	return names[0], true, nil
+	for _, w := range rows {
+		if w.Workflow != nil {
+			return *w.Workflow, true, nil
+		}
+	}
+	return "", false, nil
 }
 
 // RunCosts reads the cost of the newest Limit runs of the window (Limit +
