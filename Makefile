@@ -7,7 +7,7 @@ GO      ?= go
 BIN     := bin/llmcost
 CONFIG  ?= collector-config.yaml
 
-.PHONY: help generate build postgres run test lint bench validate tidy
+.PHONY: help generate build postgres run test lint bench bench-runs validate tidy
 
 help: ## list the targets
 	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
@@ -42,6 +42,10 @@ test: build ## run every test, the PostgreSQL-backed and end-to-end ones include
 
 bench: build ## end-to-end ingest throughput beside raw COPY, into PostgreSQL
 	$(GO) test -count=1 -run '^$$' -bench . -benchtime 1x -timeout 20m ./test/e2e/
+
+bench-runs: ## run reports at scale: seeds LLMCOST_BENCH_RUNS runs (default 100000), p50/p95 per report, ingest vs COPY
+	@scripts/ensure-postgres --tests
+	$(GO) test -count=1 -run '^$$' -bench BenchmarkRunReports -benchtime 1x -timeout 60m ./internal/postgres/
 
 lint: ## gofmt and go vet
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (gofmt -l $$(git ls-files '*.go'); exit 1)

@@ -18,7 +18,7 @@ import (
 
 func TestMain(m *testing.M) { pgtest.Main(m) }
 
-func openDB(t *testing.T) *postgres.DB {
+func openDB(t testing.TB) *postgres.DB {
 	t.Helper()
 	ctx := context.Background()
 	db, err := postgres.Open(ctx, pgtest.NewDatabase(t), 8)
@@ -32,7 +32,7 @@ func openDB(t *testing.T) *postgres.DB {
 	return db
 }
 
-func newProject(t *testing.T, db *postgres.DB) string {
+func newProject(t testing.TB, db *postgres.DB) string {
 	t.Helper()
 	ctx := context.Background()
 	u, p, err := db.Register(ctx, postgres.User{Email: uuid.NewString() + "@example.com", PasswordHash: "x"}, nil,
