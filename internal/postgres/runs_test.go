@@ -108,6 +108,21 @@ func TestRunsEqualARebuild(t *testing.T) {
 	if rebuilt := readRunTables(t, db, p); !reflect.DeepEqual(rebuilt, maintained) {
 		t.Fatalf("maintained run tables differ from a rebuild\nmaintained %v\nrebuilt    %v", maintained, rebuilt)
 	}
+	// The upgrade path: emptied run tables and the backfill mark of
+	// migration 0006 are filled once by BackfillRuns.
+	if _, err := db.Pool.Exec(ctx, `DELETE FROM runs; DELETE FROM run_day; DELETE FROM run_step_day;
+DELETE FROM run_tool_day; INSERT INTO pending_backfills (name) VALUES ('runs')`); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := db.BackfillRuns(ctx); err != nil || n == 0 {
+		t.Fatalf("backfill: %d projects (%v)", n, err)
+	}
+	if filled := readRunTables(t, db, p); !reflect.DeepEqual(filled, maintained) {
+		t.Fatal("BackfillRuns differs from the maintained run tables")
+	}
+	if n, err := db.BackfillRuns(ctx); err != nil || n != 0 {
+		t.Fatalf("a second backfill ran over %d projects (%v)", n, err)
+	}
 	// A re-sent batch changes nothing.
 	if _, err := db.Write(ctx, randomRunCalls(rand.New(rand.NewPCG(10, 10)), p, 60, t0), nil); err != nil {
 		t.Fatal(err)
