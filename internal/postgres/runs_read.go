@@ -111,7 +111,8 @@ func (db *DB) WorkflowRows(ctx context.Context, q RunQuery) ([]WorkflowSums, err
   SELECT coalesce(r.workflow, ''), 1, r.cost_nano, r.cost_nano, r.calls, r.steps, r.max_depth, r.success_calls,
     (o.success IS TRUE)::int, (o.success IS FALSE)::int, CASE WHEN o.success THEN r.cost_nano ELSE 0 END,
     CASE WHEN NOT o.success THEN r.cost_nano ELSE 0 END
-  FROM runs r LEFT JOIN outcomes o ON o.project_id = r.project_id AND o.trace_id = r.trace_id
+  FROM runs r LEFT JOIN LATERAL (SELECT o.success FROM outcomes o
+    WHERE o.project_id = r.project_id AND o.trace_id = r.trace_id OFFSET 0) o ON true
   WHERE {{EDGES}}
 )
 SELECT NULLIF(workflow, ''), sum(runs)::bigint, sum(cost_nano)::bigint, max(max_cost_nano), sum(calls)::bigint,
@@ -143,6 +144,10 @@ func (db *DB) ToolRows(ctx context.Context, q RunQuery) ([]GroupSums, error) {
 	return db.groupRows(ctx, q, "run_tool_day", "run_tools", "tool_name", false)
 }
 
+// The edge joins are LATERAL … OFFSET 0: a few thousand runs of the
+// partial days look up their rows by key, where the planner would
+// otherwise hash the project's whole run_steps or run_tools table.
+
 // groupRows reads step or tool sums: whole days from rollup, the edges from
 // the runs' per-run rows (table, column name); by workflow too when byWorkflow.
 func (db *DB) groupRows(ctx context.Context, q RunQuery, rollup, table, name string, byWorkflow bool) ([]GroupSums, error) {
@@ -156,7 +161,8 @@ func (db *DB) groupRows(ctx context.Context, q RunQuery, rollup, table, name str
   UNION ALL
   SELECT coalesce(r.workflow, ''), s.` + name + `, s.calls, 1, s.cost_nano, s.tokens, s.latency_sum, s.latency_count,
     s.success_calls
-  FROM runs r JOIN ` + table + ` s ON s.project_id = r.project_id AND s.trace_id = r.trace_id
+  FROM runs r CROSS JOIN LATERAL (SELECT * FROM ` + table + ` s
+    WHERE s.project_id = r.project_id AND s.trace_id = r.trace_id OFFSET 0) s
   WHERE {{EDGES}}
 )
 SELECT ` + wf + `, name, sum(cost_nano)::bigint, sum(calls)::bigint, sum(runs)::bigint, sum(tokens)::bigint,
