@@ -200,7 +200,7 @@ func queueRunInserts(b *pgx.Batch, built []builtRun) {
 			tl.add(br.RunKey, g)
 		}
 		for i, x := range br.Repeats {
-			rp.add(br.RunKey, i, x)
+			rp.add(br, i, x)
 		}
 	}
 	b.Queue(`INSERT INTO runs (project_id, trace_id, agent_name, workflow, first_ts, first_event_id, last_end,
@@ -224,11 +224,12 @@ SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::bigint[], $5::bigin
 	}
 	if len(rp.p) > 0 {
 		b.Queue(`INSERT INTO run_repeats (project_id, trace_id, seq, workflow, step_name, tool_name, model,
-  input_tokens, request_hash, occurrences, spend_nano, wasted_nano, first_seen)
+  input_tokens, request_hash, occurrences, spend_nano, wasted_nano, first_seen, run_first_ts, run_agent, run_workflow)
 SELECT * FROM unnest($1::uuid[], $2::text[], $3::int[], $4::text[], $5::text[], $6::text[], $7::text[],
-  $8::bigint[], $9::text[], $10::bigint[], $11::bigint[], $12::bigint[], $13::timestamptz[])`,
+  $8::bigint[], $9::text[], $10::bigint[], $11::bigint[], $12::bigint[], $13::timestamptz[], $14::timestamptz[],
+  $15::text[], $16::text[])`,
 			rp.p, rp.t, rp.seq, rp.workflow, rp.step, rp.tool, rp.model, rp.input, rp.hash, rp.occ, rp.spend,
-			rp.wasted, rp.first)
+			rp.wasted, rp.first, rp.runFirst, rp.runAgent, rp.runWorkflow)
 	}
 }
 
@@ -272,9 +273,15 @@ type repeatCols struct {
 	workflow, step, tool, hash []*string
 	input, occ, spend, wasted  []int64
 	first                      []time.Time
+	runFirst                   []time.Time
+	runAgent                   []string
+	runWorkflow                []*string
 }
 
-func (c *repeatCols) add(k RunKey, i int, x runs.Repeat) {
+func (c *repeatCols) add(br builtRun, i int, x runs.Repeat) {
+	k := br.RunKey
+	c.runFirst, c.runAgent = append(c.runFirst, br.FirstTS), append(c.runAgent, br.AgentName)
+	c.runWorkflow = append(c.runWorkflow, nullIfEmpty(br.Workflow))
 	c.p, c.t, c.model, c.seq = append(c.p, k.ProjectID), append(c.t, k.TraceID), append(c.model, x.Model),
 		append(c.seq, int32(i))
 	c.workflow, c.step = append(c.workflow, nullIfEmpty(x.Workflow)), append(c.step, nullIfEmpty(x.StepName))

@@ -186,12 +186,15 @@ type RepeatRow struct {
 	FirstSeen                          time.Time
 }
 
-// RepeatRows reads the repeated-work rows, most wasted first.
+// RepeatRows reads the repeated-work rows, most wasted first: the groups
+// carry their run's first call time, agent and workflow, so the read walks
+// run_repeats_wasted_idx and stops at the limit.
 func (db *DB) RepeatRows(ctx context.Context, q RunQuery) ([]RepeatRow, error) {
 	sql, args := q.sql(`SELECT x.trace_id, x.workflow, x.step_name, x.tool_name, x.model, x.occurrences,
   x.spend_nano, x.wasted_nano, x.first_seen
-FROM runs r JOIN run_repeats x ON x.project_id = r.project_id AND x.trace_id = r.trace_id
-WHERE {{RUNS}} ORDER BY x.wasted_nano DESC, x.trace_id COLLATE "C", x.seq LIMIT $4`)
+FROM run_repeats x WHERE {{RUNS}} ORDER BY x.wasted_nano DESC, x.trace_id, x.seq LIMIT $4`)
+	sql = strings.NewReplacer("r.project_id", "x.project_id", "r.first_ts", "x.run_first_ts",
+		"r.agent_name", "x.run_agent", "r.workflow", "x.run_workflow").Replace(sql)
 	return collect(ctx, db, sql, args, func(r pgx.CollectableRow) (RepeatRow, error) {
 		var x RepeatRow
 		err := r.Scan(&x.TraceID, &x.Workflow, &x.StepName, &x.ToolName, &x.Model, &x.Occurrences, &x.SpendNano,

@@ -52,3 +52,11 @@ ON CONFLICT DO NOTHING;
 CREATE INDEX run_day_key_idx ON run_day (project_id, bucket, workflow);
 CREATE INDEX run_step_day_key_idx ON run_step_day (project_id, bucket, workflow);
 CREATE INDEX run_tool_day_key_idx ON run_tool_day (project_id, bucket, workflow);
+
+-- Repeated work, most wasted first, without joining runs: each group
+-- carries its run's first call time, agent and workflow.
+ALTER TABLE run_repeats
+    ADD COLUMN run_first_ts  timestamptz NOT NULL,
+    ADD COLUMN run_agent     text NOT NULL,
+    ADD COLUMN run_workflow  text;
+CREATE INDEX run_repeats_wasted_idx ON run_repeats (project_id, wasted_nano DESC, trace_id, seq);
