@@ -7,7 +7,7 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// Daily run rollups (migration 0007): run_day, run_step_day and
+// Daily run rollups (migration 0010): run_day, run_step_day and
 // run_tool_day rows per (project, agent, UTC day of the run's first call,
 // workflow), and '' agent rows over every agent. A run refresh recomputes
 // the rows of every key its runs had before and have after: the per-agent

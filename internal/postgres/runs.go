@@ -11,7 +11,7 @@ import (
 	"github.com/llmcost/llmcost/internal/runs"
 )
 
-// Runs (migration 0006, docs/analytics.md "Runs"): the tables runs,
+// Runs (migration 0009, docs/analytics.md "Runs"): the tables runs,
 // run_steps, run_tools and run_repeats hold what internal/runs computes
 // from each run's stored calls. Every statement that adds or re-prices
 // calls refreshes the runs it touched in the same transaction, from all

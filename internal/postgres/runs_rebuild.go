@@ -69,7 +69,7 @@ WHERE project_id = $1 AND trace_id IS NOT NULL AND trace_id > $2 ORDER BY trace_
 }
 
 // BackfillRuns fills the run tables of a database that held traced events
-// before migration 0006, project by project; it runs once (a
+// before migration 0009, project by project; it runs once (a
 // pending_backfills row says it is due) and answers how many projects it
 // rebuilt.
 func (db *DB) BackfillRuns(ctx context.Context) (int, error) {

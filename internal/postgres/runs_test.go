@@ -109,7 +109,7 @@ func TestRunsEqualARebuild(t *testing.T) {
 		t.Fatalf("maintained run tables differ from a rebuild\nmaintained %v\nrebuilt    %v", maintained, rebuilt)
 	}
 	// The upgrade path: emptied run tables and the backfill mark of
-	// migration 0006 are filled once by BackfillRuns.
+	// migration 0009 are filled once by BackfillRuns.
 	if _, err := db.Pool.Exec(ctx, `DELETE FROM runs; DELETE FROM run_day; DELETE FROM run_step_day;
 DELETE FROM run_tool_day; INSERT INTO pending_backfills (name) VALUES ('runs')`); err != nil {
 		t.Fatal(err)
