@@ -7,7 +7,15 @@ GO      ?= go
 BIN     := bin/llmcost
 CONFIG  ?= collector-config.yaml
 
-.PHONY: help generate build postgres run test lint bench bench-runs validate tidy
+.PHONY: help generate build postgres run test fuzz lint bench bench-runs validate tidy
+
+# Native Go fuzz targets, as package:target. make test runs each for
+# FUZZTIME (a smoke run); make fuzz for FUZZLONG. Their seed corpus is
+# committed under each package's testdata/fuzz; a failing input found by a
+# run is written there too and then fails every later go test until fixed.
+FUZZ     := ./internal/ingest:FuzzDecodeBatch ./internal/ingest:FuzzCheckJSONText ./internal/otlpconv:FuzzConvert
+FUZZTIME ?= 3s
+FUZZLONG ?= 2m
 
 help: ## list the targets
 	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
@@ -37,8 +45,17 @@ run: postgres build ## start llmcost on http://127.0.0.1:8080 (its own PostgreSQ
 
 test: build ## run every test, the PostgreSQL-backed and end-to-end ones included
 	@scripts/ensure-postgres --tests
+	@scripts/ensure-redis
 	$(GO) vet ./...
 	$(GO) test -count=1 -timeout 15m ./...
+	@$(MAKE) --no-print-directory fuzz FUZZLONG=$(FUZZTIME)
+
+fuzz: ## run every fuzz target for FUZZLONG (2m) each
+	@for t in $(FUZZ); do \
+		pkg=$${t%%:*}; name=$${t##*:}; echo "fuzz $$name ($$pkg, $(FUZZLONG))"; \
+		$(GO) test -run '^$$' -fuzz="^$$name\$$" -fuzztime=$(FUZZLONG) $$pkg >bin/fuzz.log 2>&1 \
+			|| { cat bin/fuzz.log; rm -f bin/fuzz.log; exit 1; }; \
+	done; rm -f bin/fuzz.log
 
 bench: build ## end-to-end ingest throughput beside raw COPY, into PostgreSQL
 	$(GO) test -count=1 -run '^$$' -bench . -benchtime 1x -timeout 20m ./test/e2e/

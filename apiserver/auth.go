@@ -3,7 +3,6 @@ package apiserver
 import (
 	"net"
 	"net/http"
-	"net/mail"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -125,8 +124,14 @@ func (s *Server) checkRegistration(req *registerRequest) (string, error) {
 }
 
 func (s *Server) login(w http.ResponseWriter, r *http.Request) error {
+	// Not decode: a NUL in the e-mail or password is a failed sign-in
+	// (401), not a validation answer that says which field held it.
 	var req loginRequest
-	if err := decode(r, &req); err != nil {
+	body, err := readJSON(r)
+	if err != nil {
+		return err
+	}
+	if err := decodeBody(body, &req); err != nil {
 		return err
 	}
 	switch {
@@ -136,7 +141,12 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) error {
 		return apierr.Field("password", "is required")
 	}
 	bad := apierr.New(apierr.InvalidCredentials, "invalid e-mail or password")
-	user, err := s.DB.UserByEmail(r.Context(), strings.TrimSpace(req.Email))
+	email, valid := authn.NormalizeEmail(req.Email)
+	if !valid || strings.ContainsRune(req.Password, 0) {
+		authn.BurnVerify(req.Password)
+		return bad
+	}
+	user, err := s.DB.UserByEmail(r.Context(), email)
 	if err != nil {
 		if apierr.As(err).Code != apierr.NotFound {
 			return err
@@ -182,13 +192,14 @@ func (s *Server) newSession(rememberMe bool) (postgres.Session, tokenPayload) {
 		ExpiresIn: int(AccessTTL.Seconds())}
 }
 
+// normaliseEmail is authn.NormalizeEmail (ASCII letters lowercased, no
+// Unicode folding; docs/accounts.md) as a validation error naming email.
 func normaliseEmail(s string) (string, error) {
-	s = strings.TrimSpace(s)
-	addr, err := mail.ParseAddress(s)
-	if s == "" || err != nil || addr.Address != s || len(s) > 254 {
+	email, ok := authn.NormalizeEmail(s)
+	if !ok {
 		return "", apierr.Field("email", "must be a valid e-mail address")
 	}
-	return strings.ToLower(s), nil
+	return email, nil
 }
 
 func checkPassword(field, pw string) error {

@@ -3,8 +3,10 @@ package apiserver
 import (
 	"net/http"
 	"net/url"
+	"strings"
 
 	"github.com/llmcost/llmcost/internal/apierr"
+	"github.com/llmcost/llmcost/internal/authn"
 	"github.com/llmcost/llmcost/internal/postgres"
 	"github.com/llmcost/llmcost/internal/social"
 )
@@ -73,8 +75,14 @@ func (s *Server) githubSignIn(w http.ResponseWriter, r *http.Request) error {
 // token payload.
 func (s *Server) socialSession(w http.ResponseWriter, r *http.Request, id social.Identity) error {
 	sess, tokens := s.newSession(false)
+	// The provider's address in llmcost's one form, so that it matches an
+	// account exactly (never by Unicode case folding).
+	email, valid := authn.NormalizeEmail(id.Email)
+	if !valid {
+		email, id.EmailVerified = strings.TrimSpace(id.Email), false
+	}
 	u, _, err := s.DB.SocialSignIn(r.Context(), postgres.Identity{Provider: id.Provider, Subject: id.Subject,
-		Email: id.Email, EmailVerified: id.EmailVerified, Name: id.Name}, sess, s.Now())
+		Email: email, EmailVerified: id.EmailVerified, Name: id.Name}, sess, s.Now())
 	if err != nil {
 		return err
 	}

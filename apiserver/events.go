@@ -75,7 +75,7 @@ type eventJSON struct {
 	LatencyMS          *int64          `json:"latency_ms"`
 	Success            bool            `json:"success"`
 	Error              *string         `json:"error"`
-	Streaming          bool            `json:"streaming"`
+	Streaming          *bool           `json:"streaming"` // null: the producer did not say
 	Timestamp          string          `json:"timestamp"`
 	TraceID            *string         `json:"trace_id"`
 	SpanID             *string         `json:"span_id"`

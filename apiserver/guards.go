@@ -2,10 +2,10 @@ package apiserver
 
 import (
 	"net/http"
-	"strings"
 
 	"github.com/llmcost/llmcost/internal/access"
 	"github.com/llmcost/llmcost/internal/apierr"
+	"github.com/llmcost/llmcost/internal/authn"
 	"github.com/llmcost/llmcost/internal/postgres"
 )
 
@@ -134,7 +134,9 @@ func (s *Server) requireDeploymentAdmin(r *http.Request) (postgres.User, error) 
 		return user, err
 	}
 	for _, a := range s.AdminEmails {
-		if !strings.EqualFold(strings.TrimSpace(a), user.Email) {
+		// Exact match of normalised forms: EqualFold would let the
+		// Kelvin sign (U+212A) stand for "k" in an admin's address.
+		if admin, ok := authn.NormalizeEmail(a); !ok || admin != user.Email {
 			continue
 		}
 		// Registering does not prove owning the address: where mail can

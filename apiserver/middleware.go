@@ -1,6 +1,7 @@
 package apiserver
 
 import (
+	"encoding/hex"
 	"fmt"
 	"net"
 	"net/http"
@@ -93,10 +94,17 @@ var invalidKey = apierr.New(apierr.Unauthorized, "Invalid API key")
 // spends a valid key's quota.
 func (s *Server) rateLimit(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		d := s.Limiter.Allow(limitKey(r))
+		d, err := s.Limiter.Allow(r.Context(), limitKey(r))
+		if err != nil {
+			// Fail open: a database too busy to count is not a reason to
+			// refuse; the routes that need it answer 503 themselves.
+			s.Logger.Debug("rate limit not counted", zap.Error(err))
+		}
+		_, window := s.Limiter.Policy()
+		period := int(window.Seconds())
 		secs := int((d.Reset + 999_999_999) / 1_000_000_000)
 		h := w.Header()
-		h.Set("RateLimit-Policy", fmt.Sprintf(`"default";q=%d;w=%d`, d.Limit, int(s.Limiter.Window.Seconds())))
+		h.Set("RateLimit-Policy", fmt.Sprintf(`"default";q=%d;w=%d`, d.Limit, period))
 		h.Set("RateLimit", fmt.Sprintf(`"default";r=%d;t=%d`, d.Remaining, secs))
 		for _, prefix := range []string{"", "X-"} {
 			h.Set(prefix+"RateLimit-Limit", strconv.Itoa(d.Limit))
@@ -105,7 +113,6 @@ func (s *Server) rateLimit(next http.Handler) http.Handler {
 		}
 		if !d.Allowed {
 			h.Set("Retry-After", strconv.Itoa(secs))
-			period := int(s.Limiter.Window.Seconds())
 			_ = respond.JSON(w, http.StatusTooManyRequests, rateLimited{
 				Detail:     "Rate limit exceeded: " + strconv.Itoa(d.Limit) + " requests per " + strconv.Itoa(period) + " seconds",
 				RetryAfter: secs, Limit: d.Limit, Period: period,
@@ -114,7 +121,7 @@ func (s *Server) rateLimit(next http.Handler) http.Handler {
 		}
 		p := access.FromContext(r.Context())
 		if p.Err == invalidKey {
-			respond.Detail(w, http.StatusUnauthorized, "Invalid API key")
+			respond.Detail(w, http.StatusUnauthorized, apierr.Unauthorized, "Invalid API key")
 			return
 		}
 		next.ServeHTTP(w, r)
@@ -133,7 +140,8 @@ func limitKey(r *http.Request) string {
 	p := access.FromContext(r.Context())
 	switch p.Kind {
 	case access.APIKey:
-		return "key:" + string(p.KeyHash)
+		// Hex: the count may be kept in a text column (PostgreSQL).
+		return "key:" + hex.EncodeToString(p.KeyHash)
 	case access.Session:
 		return "user:" + p.UserID
 	}

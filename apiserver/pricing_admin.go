@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/llmcost/llmcost/internal/access"
 	"github.com/llmcost/llmcost/internal/apierr"
 	"github.com/llmcost/llmcost/internal/postgres"
 )
@@ -128,7 +129,7 @@ func checkReprice(req *repriceRequest) (postgres.RepriceFilter, error) {
 	if !f.End.After(f.Start) {
 		return f, apierr.Field("end", "must be after start")
 	}
-	if f.ProjectID = strings.TrimSpace(req.ProjectID); f.ProjectID != "" && uuid.Validate(f.ProjectID) != nil {
+	if f.ProjectID = access.CanonicalUUID(strings.TrimSpace(req.ProjectID)); f.ProjectID != "" && uuid.Validate(f.ProjectID) != nil {
 		return f, apierr.Field("project_id", "must be a project UUID")
 	}
 	if len(req.Models) > 1000 {

@@ -17,23 +17,44 @@ import (
 const maxAccountBody = 64 << 10
 
 // decode reads a JSON object into dst: malformed JSON is 400, a wrong type
-// is 422 naming the field, unknown fields and trailing data are refused.
+// is 422 naming the field, unknown fields and trailing data are refused,
+// and so is a NUL character in any key or string (422 naming the field).
 func decode(r *http.Request, dst any) error {
+	body, err := readJSON(r)
+	if err != nil {
+		return err
+	}
+	if err := refuseNUL(body); err != nil {
+		return err
+	}
+	return decodeBody(body, dst)
+}
+
+// readJSON reads a bounded, UTF-8 request body.
+func readJSON(r *http.Request) ([]byte, error) {
 	body, err := io.ReadAll(io.LimitReader(r.Body, maxAccountBody+1))
 	if err != nil {
-		return apierr.New(apierr.BadRequest, "could not read the request body")
+		return nil, apierr.New(apierr.BadRequest, "could not read the request body")
 	}
 	if len(body) > maxAccountBody {
-		return apierr.Newf(apierr.PayloadTooLarge, "request body exceeds %d bytes", maxAccountBody)
+		return nil, apierr.Newf(apierr.PayloadTooLarge, "request body exceeds %d bytes", maxAccountBody)
 	}
 	if !utf8.Valid(body) {
-		return apierr.New(apierr.BadRequest, "body is not valid UTF-8")
+		return nil, apierr.New(apierr.BadRequest, "body is not valid UTF-8")
 	}
+	return body, nil
+}
+
+// decodeBody decodes body strictly into dst.
+func decodeBody(body []byte, dst any) error {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(dst); err != nil {
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) {
+			if te.Field == "" { // the body itself: an array, a string
+				return apierr.Field("body", "must be a JSON object, got a JSON "+te.Value)
+			}
 			return apierr.Field(te.Field, "has the wrong type: must be "+te.Type.String())
 		}
 		if err == io.EOF {

@@ -36,7 +36,16 @@ func read[T any](h func(*http.Request) (T, error)) respond.Func {
 }
 
 // methods are the methods a 405's Allow header may list.
-var methods = []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete}
+var methods = []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete}
+
+// routeMethods are the methods a route answers: HEAD wherever GET, as
+// HTTP clients and monitors expect (net/http drops the body of a HEAD).
+func routeMethods(m string) []string {
+	if m == http.MethodGet {
+		return []string{http.MethodGet, http.MethodHead}
+	}
+	return []string{m}
+}
 
 // mount registers table on the router; gorilla/mux tells a path that
 // exists under another method (405) from one that does not (404). Routes
@@ -45,10 +54,10 @@ var methods = []string{http.MethodGet, http.MethodPost, http.MethodPut, http.Met
 func (s *Server) mount(table []route, served bool) {
 	for _, rt := range table {
 		if served {
-			s.router.Handle(rt.Path, s.adapt(rt)).Methods(rt.Method)
+			s.router.Handle(rt.Path, s.adapt(rt)).Methods(routeMethods(rt.Method)...)
 			continue
 		}
-		off := s.router.Handle(rt.Path, respond.Handler(s.Logger, notOnMirror)).Methods(rt.Method)
+		off := s.router.Handle(rt.Path, respond.Handler(s.Logger, notOnMirror)).Methods(routeMethods(rt.Method)...)
 		s.offMirror[off] = true
 	}
 }

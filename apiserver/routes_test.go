@@ -27,17 +27,17 @@ func TestWrongMethodOnEveryRoute(t *testing.T) {
 	}
 }
 
-// Allow lists exactly the methods served on the path.
+// Allow lists exactly the methods served on the path; HEAD wherever GET.
 func TestAllowListsThePathsMethods(t *testing.T) {
 	e := newEnv(t)
 	for path, allow := range map[string]string{
-		"/v1/health":                          "GET",
+		"/v1/health":                          "GET, HEAD",
 		"/v1/events/batch":                    "POST",
-		"/v1/projects":                        "GET, POST",
-		"/v1/projects/" + uuid.NewString():    "GET, PATCH, DELETE",
-		"/v1/auth/me":                         "GET, PATCH",
+		"/v1/projects":                        "GET, HEAD, POST",
+		"/v1/projects/" + uuid.NewString():    "GET, HEAD, PATCH, DELETE",
+		"/v1/auth/me":                         "GET, HEAD, PATCH",
 		"/v1/projects/x/members/y":            "PATCH, DELETE",
-		"/v1/pricing/anthropic/claude-3-opus": "GET",
+		"/v1/pricing/anthropic/claude-3-opus": "GET, HEAD",
 	} {
 		r := e.do(http.MethodPut, path, "", nil)
 		if r.Status != http.StatusMethodNotAllowed || r.Header.Get("Allow") != allow {

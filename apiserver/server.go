@@ -37,8 +37,11 @@ type Deps struct {
 	Catalogue *atomic.Pointer[pricing.Catalogue]
 	Logger    *zap.Logger
 	Version   string
-	Limiter   *ratelimit.Limiter
-	Policies  Policies
+	// Limiter counts requests per API key, user or client IP: shared by
+	// every instance through PostgreSQL (ratelimit.Shared) on an origin,
+	// in process memory on a mirror and in tests.
+	Limiter  ratelimit.Allower
+	Policies Policies
 	// Now is the clock; tests inject one to check expiry.
 	Now func() time.Time
 	// Pricing keeps the catalogue in force: sync status and imports. New
@@ -68,6 +71,7 @@ type Server struct {
 	// offMirror are the routes a mirror knows of but does not serve.
 	offMirror map[*mux.Route]bool
 	acct      *accountState
+	stop      stopping
 }
 
 // New builds the server and registers its route table.
@@ -95,5 +99,5 @@ func New(d Deps) *Server {
 
 // Handler is the server's root handler with all middleware applied.
 func (s *Server) Handler() http.Handler {
-	return s.recoverer(s.credentials(s.rateLimit(s.router)))
+	return s.headers(s.recoverer(s.gate(s.credentials(s.rateLimit(s.router)))))
 }

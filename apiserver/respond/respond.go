@@ -93,20 +93,28 @@ func Error(w http.ResponseWriter, err error) {
 	_ = JSON(w, status, envelope{Error: body{Code: e.Code, Message: e.Message, Hint: hint}})
 }
 
-// detailBody is the simpler {detail} body used for a bad API key.
+// detailBody is the {detail} body SPEC.md gives a bad API key, with the
+// error envelope beside it so that every error can be read one way.
 type detailBody struct {
 	Detail string `json:"detail"`
+	Error  body   `json:"error"`
 }
 
-// Detail writes the {detail} body SPEC.md gives an invalid API key.
-func Detail(w http.ResponseWriter, status int, detail string) {
-	_ = JSON(w, status, detailBody{Detail: detail})
+// Detail writes the {detail} body SPEC.md gives an invalid API key, and
+// the envelope {error:{code, message}} beside it.
+func Detail(w http.ResponseWriter, status int, code, detail string) {
+	_ = JSON(w, status, detailBody{Detail: detail, Error: body{Code: code, Message: detail}})
 }
+
+// ContentType is the media type of every JSON answer: RFC 8259 makes
+// UTF-8 JSON's only encoding, but clients that read charset (and some that
+// default to Latin-1 without it) get it stated.
+const ContentType = "application/json; charset=utf-8"
 
 // JSON writes v as JSON with status. It returns nil so that a handler can
 // end with return respond.JSON(...).
 func JSON(w http.ResponseWriter, status int, v any) error {
-	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Type", ContentType)
 	w.WriteHeader(status)
 	_ = json.NewEncoder(w).Encode(v)
 	return nil

@@ -8,6 +8,8 @@ import (
 
 	"go.opentelemetry.io/collector/config/confighttp"
 	"go.opentelemetry.io/collector/config/configopaque"
+
+	"github.com/llmcost/llmcost/internal/ratelimit"
 )
 
 // Config configures the API server, the store and the control plane.
@@ -19,6 +21,13 @@ type Config struct {
 	// an embedded field, would decode only the server's keys and silently
 	// drop every sibling setting.
 	HTTP confighttp.ServerConfig `mapstructure:"http"`
+
+	// MaxConnections caps the HTTP connections open at once, so slow or
+	// idle clients cannot exhaust file descriptors; further clients wait in
+	// the listen backlog. The timeouts that cut slow clients off are the
+	// http section's read_header_timeout, read_timeout, write_timeout and
+	// keepalive.idle_timeout.
+	MaxConnections int `mapstructure:"max_connections"`
 
 	// DatabaseURL is a PostgreSQL URL. Empty: run a private PostgreSQL from
 	// the installed binaries under DataDir.
@@ -51,12 +60,17 @@ type Config struct {
 	Jobs JobsConfig `mapstructure:"jobs"`
 }
 
-// RateLimitConfig is a fixed-window quota.
+// RateLimitConfig is a fixed-window quota, counted in PostgreSQL (or in
+// Redis) so that every instance of a deployment shares it.
 type RateLimitConfig struct {
 	// Requests allowed per window; at least 1.
 	Requests int `mapstructure:"requests"`
 	// Window length; at least one second.
 	Window time.Duration `mapstructure:"window"`
+	// RedisURL, when set (redis[s]://[[user]:password@]host[:port][/db],
+	// with go-redis's query options), keeps the counts in Redis instead
+	// of PostgreSQL.
+	RedisURL configopaque.String `mapstructure:"redis_url"`
 }
 
 // PoliciesConfig names the current policy documents.
@@ -88,12 +102,18 @@ func (c *Config) Validate() error {
 	if c.RateLimit.Window < time.Second {
 		errs = append(errs, fmt.Errorf("rate_limit.window: must be ≥ 1s, got %s", c.RateLimit.Window))
 	}
+	if c.RateLimit.RedisURL != "" {
+		if err := ratelimit.ValidateRedisURL(string(c.RateLimit.RedisURL)); err != nil {
+			errs = append(errs, fmt.Errorf("rate_limit.redis_url: %w", err))
+		}
+	}
 	if c.Policies.TermsVersion == "" || c.Policies.PrivacyVersion == "" {
 		errs = append(errs, errors.New("policies: terms_version and privacy_version are required"))
 	}
 	if c.HTTP.MaxRequestBodySize <= 0 {
 		errs = append(errs, errors.New("http.max_request_body_size: must be > 0"))
 	}
+	errs = append(errs, c.validateSlowClients()...)
 	errs = append(errs, c.validatePricing()...)
 	errs = append(errs, c.Accounts.validate()...)
 	errs = append(errs, c.Jobs.validate()...)

@@ -15,6 +15,7 @@ import (
 	"go.opentelemetry.io/collector/component/componentstatus"
 	"go.opentelemetry.io/collector/config/confighttp"
 	"go.opentelemetry.io/collector/extension"
+	"go.opentelemetry.io/collector/extension/extensioncapabilities"
 	"go.uber.org/zap"
 
 	"github.com/llmcost/llmcost/apiserver"
@@ -38,13 +39,17 @@ type Extension struct {
 	catalogue atomic.Pointer[pricing.Catalogue]
 	sync      *catalogsync.Syncer
 	jobs      *jobs.Runner
+	redis     *ratelimit.Redis // the rate-limit counter when redis_url is set
 	api       *apiserver.Server
 	server    *http.Server
 	done      chan struct{}
 	addr      net.Addr
 }
 
-var _ extension.Extension = (*Extension)(nil)
+var (
+	_ extension.Extension                   = (*Extension)(nil)
+	_ extensioncapabilities.PipelineWatcher = (*Extension)(nil)
+)
 
 func newExtension(cfg *Config, set extension.Settings) *Extension {
 	e := &Extension{cfg: cfg, set: set}
@@ -106,13 +111,26 @@ func (e *Extension) Start(ctx context.Context, host component.Host) error {
 
 	e.api = apiserver.New(apiserver.Deps{
 		DB: db, Catalogue: &e.catalogue, Logger: log, Version: e.set.BuildInfo.Version,
-		Limiter: ratelimit.New(e.cfg.RateLimit.Requests, e.cfg.RateLimit.Window),
+		Limiter: e.limiter(),
 		Policies: apiserver.Policies{TermsVersion: e.cfg.Policies.TermsVersion, TermsURL: e.cfg.Policies.TermsURL,
 			PrivacyVersion: e.cfg.Policies.PrivacyVersion, PrivacyURL: e.cfg.Policies.PrivacyURL},
 		Pricing: e.sync, AdminEmails: e.cfg.adminEmails(),
 		Accounts: accounts, Jobs: e.jobs, MaxListLimit: e.cfg.MaxListLimit,
 	})
 	return e.listen(ctx, host)
+}
+
+// limiter counts requests in PostgreSQL, or in Redis when redis_url is
+// set: several instances share the quota, so it holds for the deployment.
+func (e *Extension) limiter() *ratelimit.Shared {
+	rl := e.cfg.RateLimit
+	var counter ratelimit.Counter = e.db
+	if rl.RedisURL != "" {
+		e.redis, _ = ratelimit.NewRedis(string(rl.RedisURL), rl.Window) // Validate parsed it
+		ratelimit.LogRedisTo(e.set.Logger)
+		counter = e.redis
+	}
+	return ratelimit.NewShared(rl.Requests, rl.Window, counter)
 }
 
 // listen starts serving e.api on the configured endpoint.
@@ -129,6 +147,7 @@ func (e *Extension) listen(ctx context.Context, host component.Host) error {
 		return e.abort(err)
 	}
 	e.addr = ln.Addr()
+	ln = e.cfg.limitConnections(ln)
 	e.done = make(chan struct{})
 	go func() {
 		defer close(e.done)
@@ -169,6 +188,10 @@ func (e *Extension) Shutdown(ctx context.Context) error {
 	}
 	// The runner finishes or hands back its jobs while the pool is open.
 	errs = append(errs, e.stopJobs(ctx))
+	if e.redis != nil {
+		e.redis.Close()
+		e.redis = nil
+	}
 	if e.db != nil {
 		e.db.Close()
 		e.db = nil
@@ -178,6 +201,21 @@ func (e *Extension) Shutdown(ctx context.Context) error {
 		e.pg = nil
 	}
 	return errors.Join(errs...)
+}
+
+// Ready is called once every pipeline runs; nothing to do: the slots the
+// receiver filled already serve.
+func (e *Extension) Ready() error { return nil }
+
+// NotReady is called before the receivers stop: from here on every route
+// answers 503 with Retry-After (never the 404 of a released slot) until
+// Shutdown closes the listener; requests already inside a handler finish.
+func (e *Extension) NotReady() error {
+	if e.api != nil {
+		e.api.BeginShutdown()
+		e.set.Logger.Info("shutting down: new requests are answered 503 with Retry-After")
+	}
+	return nil
 }
 
 // Fill serves h on the route table's slot until release is called; the
@@ -212,6 +250,9 @@ func (e *Extension) Addr() net.Addr { return e.addr }
 // transportError answers confighttp's own refusals (a corrupt gzip stream,
 // an unknown Content-Encoding) in the API's error envelope.
 func transportError(w http.ResponseWriter, _ *http.Request, msg string, status int) {
+	// Answered before the API's middleware: the same headers it sets.
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.Header().Set("Cache-Control", "no-store")
 	code := apierr.BadRequest
 	if strings.HasPrefix(msg, "unsupported Content-Encoding") {
 		code = apierr.UnsupportedMediaType

@@ -27,6 +27,20 @@ const (
 	DefaultRateLimit   = 100
 	DefaultRateWindow  = time.Minute
 	DefaultPolicy      = "2026-01-01"
+	// DefaultReadHeaderTimeout cuts off a client that sends its request
+	// line and headers slowly (a byte a second).
+	DefaultReadHeaderTimeout = 10 * time.Second
+	// DefaultReadTimeout bounds reading a whole request, body included: a
+	// 5 MiB batch needs about 1.4 Mbit/s to arrive in time.
+	DefaultReadTimeout = 30 * time.Second
+	// DefaultWriteTimeout bounds a request from the end of its headers to
+	// the end of its answer (confighttp's own default).
+	DefaultWriteTimeout = 30 * time.Second
+	// DefaultIdleTimeout closes a keep-alive connection idle this long.
+	DefaultIdleTimeout = time.Minute
+	// DefaultMaxConnections caps open connections; more wait in the
+	// listen backlog until one closes.
+	DefaultMaxConnections = 1024
 )
 
 // NewFactory returns the extension's factory.
@@ -38,11 +52,18 @@ func createDefaultConfig() component.Config {
 	srv := confighttp.NewDefaultServerConfig()
 	srv.NetAddr.Endpoint = DefaultEndpoint
 	srv.MaxRequestBodySize = DefaultMaxBodySize
+	srv.ReadHeaderTimeout = DefaultReadHeaderTimeout
+	srv.ReadTimeout = DefaultReadTimeout
+	srv.WriteTimeout = DefaultWriteTimeout
+	// gzip or nothing: every other Content-Encoding (zstd, snappy, lz4,
+	// deflate, which confighttp would decode) is a 415, as documented.
+	srv.CompressionAlgorithms = []string{"", "gzip"}
 	return &Config{
-		HTTP:      srv,
-		DataDir:   DefaultDataDir,
-		MaxConns:  DefaultMaxConns,
-		RateLimit: RateLimitConfig{Requests: DefaultRateLimit, Window: DefaultRateWindow},
+		HTTP:           srv,
+		MaxConnections: DefaultMaxConnections,
+		DataDir:        DefaultDataDir,
+		MaxConns:       DefaultMaxConns,
+		RateLimit:      RateLimitConfig{Requests: DefaultRateLimit, Window: DefaultRateWindow},
 		Policies: PoliciesConfig{TermsVersion: DefaultPolicy, PrivacyVersion: DefaultPolicy,
 			TermsURL: "/legal/terms", PrivacyURL: "/legal/privacy"},
 		Mode:         ModeOrigin,

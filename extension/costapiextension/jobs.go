@@ -24,6 +24,9 @@ type JobsConfig struct {
 	// StopTimeout is how long Shutdown lets jobs in flight finish before
 	// cancelling them (a cancelled mail is retried by the next instance).
 	StopTimeout time.Duration `mapstructure:"stop_timeout"`
+	// SweepInterval is how often expired sessions, spent e-mail tokens and
+	// finished rate-limit windows are deleted (one instance sweeps).
+	SweepInterval time.Duration `mapstructure:"sweep_interval"`
 }
 
 // Defaults of the jobs configuration.
@@ -36,7 +39,8 @@ const (
 
 func defaultJobsConfig() JobsConfig {
 	return JobsConfig{RetryMin: jobs.DefaultBackoff.Min, RetryMax: jobs.DefaultBackoff.Max,
-		MailAttempts: jobs.DefaultMailAttempts, StopTimeout: DefaultJobsStopTimeout}
+		MailAttempts: jobs.DefaultMailAttempts, StopTimeout: DefaultJobsStopTimeout,
+		SweepInterval: jobs.DefaultSweepInterval}
 }
 
 func (j JobsConfig) validate() []error {
@@ -49,6 +53,9 @@ func (j JobsConfig) validate() []error {
 	}
 	if j.MailAttempts < 1 {
 		errs = append(errs, fmt.Errorf("jobs.mail_attempts: must be ≥ 1, got %d", j.MailAttempts))
+	}
+	if j.SweepInterval < time.Second {
+		errs = append(errs, fmt.Errorf("jobs.sweep_interval: must be ≥ 1s, got %s", j.SweepInterval))
 	}
 	if j.StopTimeout <= 0 {
 		errs = append(errs, fmt.Errorf("jobs.stop_timeout: must be > 0, got %s", j.StopTimeout))
@@ -63,7 +70,8 @@ func (e *Extension) startJobs(ctx context.Context, mailer mail.Sender) error {
 	j, p := e.cfg.Jobs, e.cfg.Pricing
 	cfg := jobs.Config{Pool: e.db.Pool, Logger: e.set.Logger, Mailer: mailer,
 		Retry: jobs.Backoff{Min: j.RetryMin, Max: j.RetryMax}, MailAttempts: j.MailAttempts,
-		Sync: e.sync, SyncTimeout: p.SyncTimeout}
+		Sync: e.sync, SyncTimeout: p.SyncTimeout,
+		Sweeper: e.db, SweepInterval: j.SweepInterval, RateWindow: e.cfg.RateLimit.Window}
 	if p.SyncURL != "" {
 		cfg.SyncInterval = p.SyncInterval
 	}

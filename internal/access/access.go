@@ -5,6 +5,7 @@ package access
 
 import (
 	"context"
+	"strings"
 
 	"github.com/google/uuid"
 
@@ -132,11 +133,22 @@ func (p *Principal) RequireSession() (string, error) {
 	return p.UserID, nil
 }
 
+// CanonicalUUID is s in the lower-case hyphenated form when it is a UUID
+// in any case or accepted layout, else s unchanged: a UUID names the same
+// project however it is written.
+func CanonicalUUID(s string) string {
+	if u, err := uuid.Parse(strings.TrimSpace(s)); err == nil {
+		return u.String()
+	}
+	return s
+}
+
 // Project resolves the project whose data the request reaches: an API key's
 // own project (a different project_id is 403), or for a session the
 // project_id parameter, which must name a project the user is an accepted
 // member of with perm (absent: 422; not a member: 404; lacking perm: 403).
 func (p *Principal) Project(ctx context.Context, projectID string, perm Permission) (string, error) {
+	projectID = CanonicalUUID(projectID)
 	switch p.Kind {
 	case APIKey:
 		if projectID != "" && projectID != p.ProjectID {

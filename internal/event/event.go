@@ -50,7 +50,9 @@ type Event struct {
 	LatencyMS *int64
 	Success   bool
 	Error     string
-	Streaming bool
+	// Streaming is nil when the producer does not say (Claude Code and
+	// Gemini CLI records carry no streaming flag): unknown, not false.
+	Streaming *bool
 	Timestamp time.Time
 
 	TraceID      string

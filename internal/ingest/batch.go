@@ -8,6 +8,7 @@ import (
 	"io"
 	"unicode/utf8"
 
+	"github.com/llmcost/llmcost/internal/access"
 	"github.com/llmcost/llmcost/internal/apierr"
 	"github.com/llmcost/llmcost/internal/event"
 	"github.com/llmcost/llmcost/internal/semconv"
@@ -26,9 +27,11 @@ var DefaultLimits = Limits{MaxEvents: 1000, MaxOutcomes: 1000, MaxMetadataBytes:
 // Batch is a decoded, validated batch: the accepted events and outcomes and
 // the rejections, indexed by position in the request.
 type Batch struct {
-	ProjectID  string
-	Received   int
-	Events     []event.Event
+	ProjectID string
+	Received  int
+	Events    []event.Event
+	// Index is each accepted event's position in the request's events.
+	Index      []int
 	Outcomes   []semconv.Outcome
 	Rejections []Rejection
 }
@@ -47,12 +50,16 @@ func DecodeBatch(body []byte, projectID string, lim Limits, v *Validator) (*Batc
 	if !utf8.Valid(body) {
 		return nil, apierr.New(apierr.BadRequest, "body is not valid UTF-8")
 	}
+	if first := firstByte(body); first != '{' && first != 0 {
+		return nil, apierr.Field("body", "must be a JSON object {\"events\": [...]}, got "+jsonValueKind(first)).
+			WithHint("wrap the events: {\"events\": [{...}, {...}]}")
+	}
 	var raw rawBatch
 	if err := decodeStrict(body, &raw); err != nil {
 		return nil, err
 	}
 	b := &Batch{ProjectID: projectID, Received: len(raw.Events)}
-	if raw.ProjectID != nil && *raw.ProjectID != projectID {
+	if raw.ProjectID != nil && access.CanonicalUUID(*raw.ProjectID) != projectID {
 		return nil, apierr.New(apierr.Forbidden, "project_id does not match the API key's project").
 			WithHint("send the project_id of the key's project, or omit it")
 	}
@@ -73,6 +80,7 @@ func DecodeBatch(body []byte, projectID string, lim Limits, v *Validator) (*Batc
 		}
 		ev.ProjectID = projectID
 		b.Events = append(b.Events, ev)
+		b.Index = append(b.Index, i)
 	}
 	for i, msg := range raw.Outcomes {
 		o, rej := decodeOutcome(msg)
@@ -102,6 +110,33 @@ func decodeStrict(body []byte, dst any) error {
 		return apierr.New(apierr.BadRequest, "malformed JSON: data after the top-level value")
 	}
 	return nil
+}
+
+// firstByte is the first byte of body after JSON whitespace, 0 if none.
+func firstByte(body []byte) byte {
+	for _, c := range body {
+		switch c {
+		case ' ', '\t', '\r', '\n':
+			continue
+		}
+		return c
+	}
+	return 0
+}
+
+// jsonValueKind names the kind of JSON value that starts with first.
+func jsonValueKind(first byte) string {
+	switch {
+	case first == '[':
+		return "an array"
+	case first == '"':
+		return "a string"
+	case first == 't' || first == 'f':
+		return "a boolean"
+	case first == 'n':
+		return "null"
+	}
+	return "a number or something that is not JSON"
 }
 
 func jsonKind(goKind string) string {

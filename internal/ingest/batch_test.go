@@ -73,6 +73,13 @@ func TestDecodeBatchRejectsBadEventsOneByOne(t *testing.T) {
 		{"metadata too big", evJSON(`"metadata":{"k":"` + strings.Repeat("x", 16<<10) + `"}`), "metadata"},
 		{"NUL in metadata", evJSON(`"metadata":{"k":"a\u0000b"}`), "metadata"},
 		{"unknown field", evJSON(`"input_token":3`), "input_token"},
+		{"typo instead of a required field", strings.Replace(evJSON(""), `"input_tokens"`, `"input_token"`, 1), "input_token"},
+		{"lone high surrogate in a metadata value", evJSON(`"metadata":{"k":"a\ud800b"}`), "metadata"},
+		{"lone low surrogate in a metadata key", evJSON(`"metadata":{"\udc00":"v"}`), "metadata"},
+		{"reversed pair in metadata", evJSON(`"metadata":{"k":"\udc00\ud800"}`), "metadata"},
+		{"lone surrogate in event_id", strings.Replace(evJSON(""), `{`, `{"event_id":"id-\ud83d",`, 1), "event_id"},
+		{"lone surrogate in model", strings.Replace(evJSON(""), `"gpt-5"`, `"gpt\uDBFF"`, 1), "model"},
+		{"metadata nested 33 deep", evJSON(`"metadata":` + nested(33)), "metadata"},
 		{"case-folded key", evJSON(`"EVENT_ID":"x"`), "EVENT_ID"},
 		{"success not bool", evJSON(`"success":"yes"`), "success"},
 		{"not an object", `42`, ""},
@@ -106,6 +113,8 @@ func TestDecodeBatchWholeRequestErrors(t *testing.T) {
 		{"NaN", `{"events":[{"input_tokens":NaN}]}`, apierr.BadRequest},
 		{"invalid UTF-8", "{\"events\":[],\"x\":\"\xff\"}", apierr.BadRequest},
 		{"events not array", `{"events":{}}`, apierr.ValidationFailed},
+		{"array body", ` [` + evJSON("") + `]`, apierr.ValidationFailed},
+		{"null body", `null`, apierr.ValidationFailed},
 		{"other project", `{"project_id":"22222222-2222-2222-2222-222222222222","events":[]}`, apierr.Forbidden},
 		{"too many events", `{"events":[` + strings.Join(many, ",") + `]}`, apierr.ValidationFailed},
 	}
@@ -140,5 +149,43 @@ func TestDecodeBatchGeneratesMissingEventIDs(t *testing.T) {
 	}
 	if b.Events[0].EventID == "" || b.Events[0].EventID == b.Events[1].EventID {
 		t.Fatalf("ids %q %q", b.Events[0].EventID, b.Events[1].EventID)
+	}
+}
+
+// nested is a metadata object depth levels deep, the object itself level 1.
+func nested(depth int) string {
+	return strings.Repeat(`{"a":`, depth-1) + `{}` + strings.Repeat(`}`, depth-1)
+}
+
+func TestDecodeBatchKeepsWhatTheDatabaseTakes(t *testing.T) {
+	body := `{"events":[` + evJSON(`"event_id":"pair-\ud83d\ude00","metadata":{"emoji":"\ud83d\ude00","deep":`+nested(31)+`}`) + `]}`
+	b, err := decode(t, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b.Rejections) != 0 || len(b.Events) != 1 {
+		t.Fatalf("a surrogate pair and 32 levels must pass: %+v", b.Rejections)
+	}
+	if id := b.Events[0].EventID; id != "pair-\U0001F600" {
+		t.Fatalf("event_id %q", id)
+	}
+}
+
+func TestDecodeBatchNamesTheTypo(t *testing.T) {
+	b, err := decode(t, `{"events":[`+strings.Replace(evJSON(""), `"input_tokens"`, `"input_token"`, 1)+`]}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := b.Rejections[0]; r.Field != "input_token" || !strings.Contains(r.Reason, "did you mean input_tokens?") {
+		t.Fatalf("rejection %+v", r)
+	}
+}
+
+// The key's own project_id in upper case (or braces) is the same project.
+func TestDecodeBatchProjectIDInAnyCase(t *testing.T) {
+	for _, id := range []string{strings.ToUpper(project), "{" + project + "}", "urn:uuid:" + project} {
+		if _, err := decode(t, `{"project_id":"`+id+`","events":[]}`); err != nil {
+			t.Errorf("%s: %v", id, err)
+		}
 	}
 }

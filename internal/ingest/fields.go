@@ -68,6 +68,10 @@ func (f *fieldReader) str(name string, required bool, maxLen int) string {
 		f.fail(name, "must be a string")
 		return ""
 	}
+	if reason := CheckJSONText(v, 0); reason != "" {
+		f.fail(name, reason)
+		return ""
+	}
 	switch {
 	case required && strings.TrimSpace(s) == "":
 		f.fail(name, "must not be empty")
@@ -153,7 +157,8 @@ func (f *fieldReader) timestamp(name string, now time.Time) time.Time {
 	return t.UTC()
 }
 
-// unknown rejects members outside known, so a typo is not silently dropped.
+// unknown rejects members outside known, so a typo is not silently dropped;
+// a near miss ("input_token") names the field it probably meant.
 func (f *fieldReader) unknown(known map[string]bool) {
 	var extra []string
 	for k := range f.fields {
@@ -161,10 +166,47 @@ func (f *fieldReader) unknown(known map[string]bool) {
 			extra = append(extra, k)
 		}
 	}
-	if len(extra) > 0 {
-		sort.Strings(extra)
-		f.fail(extra[0], "is not a known field")
+	if len(extra) == 0 {
+		return
 	}
+	sort.Strings(extra)
+	reason := "is not a known field"
+	if near := closest(extra[0], known); near != "" {
+		reason += " (did you mean " + near + "?)"
+	}
+	f.fail(extra[0], reason)
+}
+
+// closest is the known name within two edits of name (case ignored), or "".
+func closest(name string, known map[string]bool) string {
+	best, bestD := "", 3
+	for k := range known {
+		if d := editDistance(strings.ToLower(name), k); d < bestD || (d == bestD && k < best) {
+			best, bestD = k, d
+		}
+	}
+	return best
+}
+
+// editDistance is the Levenshtein distance between two field names.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
 }
 
 func isNumber(v json.RawMessage) bool {

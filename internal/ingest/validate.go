@@ -1,7 +1,6 @@
 package ingest
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"time"
@@ -35,6 +34,8 @@ func (v *Validator) Event(msg json.RawMessage, lim Limits) (event.Event, *Reject
 		return ev, rej
 	}
 	f := &fieldReader{fields: fields}
+	// A typo first: "input_token" is the mistake, not input_tokens missing.
+	f.unknown(knownEventFields)
 	ev.EventID = f.str("event_id", false, maxEventID)
 	ev.AgentName = f.str("agent_name", true, maxName)
 	ev.Model = f.str("model", true, maxName)
@@ -50,7 +51,8 @@ func (v *Validator) Event(msg json.RawMessage, lim Limits) (event.Event, *Reject
 		ev.LatencyMS = &ms
 	}
 	ev.Success = f.boolean("success", false, true)
-	ev.Streaming = f.boolean("streaming", false, false)
+	streaming := f.boolean("streaming", false, false)
+	ev.Streaming = &streaming
 	ev.Error = f.str("error", false, maxErrorText)
 	ev.TraceID = f.str("trace_id", false, maxTraceID)
 	v.readMetadata(f, &ev, lim)
@@ -66,9 +68,6 @@ func (v *Validator) Event(msg json.RawMessage, lim Limits) (event.Event, *Reject
 			f.fail("cost", "must be a finite number ≥ 0: "+err.Error())
 		}
 		ev.CostNano, ev.CostProvided = nano, true
-	}
-	if f.rej == nil {
-		f.unknown(knownEventFields)
 	}
 	if f.rej == nil && ev.CachedTokens+ev.CacheWriteTokens+ev.CacheWrite1hTokens > ev.InputTokens {
 		f.fail("cached_tokens", "cached_tokens + cache_write_tokens + cache_write_1h_tokens must not exceed input_tokens")
@@ -109,8 +108,11 @@ func (v *Validator) readMetadata(f *fieldReader, ev *event.Event, lim Limits) {
 	case len(meta) > lim.MaxMetadataBytes:
 		f.fail("metadata", fmt.Sprintf("must be at most %d bytes", lim.MaxMetadataBytes))
 		return
-	case bytes.Contains(meta, []byte(`\u0000`)):
-		f.fail("metadata", "must not contain NUL characters")
+	}
+	// What jsonb refuses (NUL, lone surrogates) or would make costly
+	// (deep nesting) is this event's rejection, not the batch's failure.
+	if reason := CheckJSONText(meta, MaxDepth); reason != "" {
+		f.fail("metadata", reason)
 		return
 	}
 	mf := &fieldReader{fields: map[string]json.RawMessage{}}

@@ -49,6 +49,13 @@ type Config struct {
 	SyncInterval time.Duration
 	// SyncTimeout bounds one sync job (the fetch has its own, shorter, bound).
 	SyncTimeout time.Duration
+	// Sweeper, with SweepInterval > 0, deletes expired sessions, spent
+	// e-mail tokens and rate-limit windows older than RateWindow, as a
+	// periodic job: at start, then every SweepInterval, once per interval
+	// across all instances.
+	Sweeper       Sweeper
+	SweepInterval time.Duration
+	RateWindow    time.Duration
 }
 
 // Runner enqueues and works jobs.
@@ -73,6 +80,7 @@ func New(cfg Config) (*Runner, error) {
 	workers := river.NewWorkers()
 	river.AddWorker(workers, &mailWorker{sender: cfg.Mailer, log: cfg.Logger})
 	river.AddWorker(workers, &syncWorker{sync: cfg.Sync, timeout: cfg.SyncTimeout})
+	river.AddWorker(workers, &sweepWorker{db: cfg.Sweeper, window: cfg.RateWindow, log: cfg.Logger, now: time.Now})
 	rc := &river.Config{
 		Logger:                      riverLogger(cfg.Logger),
 		Workers:                     workers,
@@ -83,7 +91,10 @@ func New(cfg Config) (*Runner, error) {
 		DiscardedJobRetentionPeriod: FailedRetention,
 	}
 	if cfg.Sync != nil && cfg.SyncInterval > 0 {
-		rc.PeriodicJobs = []*river.PeriodicJob{syncPeriodic(cfg.SyncInterval)}
+		rc.PeriodicJobs = append(rc.PeriodicJobs, syncPeriodic(cfg.SyncInterval))
+	}
+	if cfg.Sweeper != nil && cfg.SweepInterval > 0 {
+		rc.PeriodicJobs = append(rc.PeriodicJobs, sweepPeriodic(cfg.SweepInterval))
 	}
 	client, err := river.NewClient(riverpgxv5.New(cfg.Pool), rc)
 	if err != nil {

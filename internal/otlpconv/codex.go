@@ -32,7 +32,7 @@ func codexCompletion(r *rec) (*call, error) {
 	if err != nil {
 		return nil, err
 	}
-	c.success, c.streaming = hasTokens, true
+	c.success = hasTokens
 	if !hasTokens {
 		c.material = codexKey(r, "kind:response.completed", "error")
 		return c, nil
@@ -79,7 +79,9 @@ func codexFailedRequest(r *rec) (*call, error) {
 
 // codexCall fills the fields every Codex event shares.
 func codexCall(r *rec) (*call, error) {
-	c := &call{model: r.a.first("model", "slug")}
+	// Codex streams every Responses call (server-sent or websocket events).
+	streaming := true
+	c := &call{model: r.a.first("model", "slug"), streaming: &streaming}
 	if c.model == "" {
 		return nil, errNoModel
 	}

@@ -52,7 +52,8 @@ type call struct {
 	model                                        string
 	input, output, cached, cacheWrite, reasoning int64
 	costNano                                     int64
-	costProvided, success, streaming             bool
+	costProvided, success                        bool
+	streaming                                    *bool // nil: the agent does not say
 	status, latency                              *int64
 	session, user, material                      string
 }
@@ -158,6 +159,13 @@ func (r *rec) metadata() []byte {
 	for _, k := range metadataKeys {
 		if v := r.a.str(k); v != "" && len(v) <= maxTagLen && storableText(v) {
 			tags[k] = v
+		}
+	}
+	// Codex sends its [otel] environment as the resource attribute env:
+	// it is the deployment.environment tag the docs promise.
+	if _, set := tags["deployment.environment"]; !set && r.agent == "codex" {
+		if v, ok := r.a.res.Get("env"); ok && v.Str() != "" && len(v.Str()) <= maxTagLen && storableText(v.Str()) {
+			tags["deployment.environment"] = v.Str()
 		}
 	}
 	if len(tags) == 0 {

@@ -45,7 +45,7 @@ func (db *DB) ResetPassword(ctx context.Context, tokenHash []byte, passwordHash 
 			return err
 		}
 		if _, err := tx.Exec(ctx, `UPDATE users SET password_hash = $2, updated_at = $3,
-			email_verified = email_verified OR lower(email) = lower($4) WHERE id = $1`,
+			email_verified = email_verified OR email = $4 WHERE id = $1`,
 			userID, passwordHash, now, email); err != nil {
 			return translate(err, "user")
 		}
@@ -68,7 +68,7 @@ func (db *DB) VerifyEmail(ctx context.Context, tokenHash []byte, now time.Time) 
 			return err
 		}
 		u, err = scanUser(tx.QueryRow(ctx, `UPDATE users SET email_verified = true, updated_at = $3
-			WHERE id = $1 AND lower(email) = lower($2) RETURNING `+userCols, userID, email, now))
+			WHERE id = $1 AND email = $2 RETURNING `+userCols, userID, email, now))
 		if apierr.As(err).Code == apierr.NotFound {
 			return apierr.Field("token", "is for an address the account no longer uses")
 		}

@@ -91,7 +91,7 @@ func (db *DB) Register(ctx context.Context, u User, consents []Consent, p NewPro
 func (db *DB) UserByEmail(ctx context.Context, email string) (User, error) {
 	var u User
 	err := db.Pool.QueryRow(ctx, `SELECT id, email, name, password_hash, email_verified, created_at, last_active_at
-		FROM users WHERE lower(email) = lower($1)`, email).
+		FROM users WHERE email = $1`, email).
 		Scan(&u.ID, &u.Email, &u.Name, &u.PasswordHash, &u.EmailVerified, &u.CreatedAt, &u.LastActiveAt)
 	return u, translate(err, "user")
 }

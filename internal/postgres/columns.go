@@ -92,7 +92,9 @@ var eventCols = []eventCol{
 	}, func(e *event.Event, _ *scratch) any { return &e.LatencyMS }),
 	boolCol("success", func(e *event.Event) *bool { return &e.Success }),
 	textCol("error", "''", func(e *event.Event) *string { return &e.Error }),
-	boolCol("streaming", func(e *event.Event) *bool { return &e.Streaming }),
+	// NULL when the producer did not say (Claude Code, Gemini CLI).
+	col("streaming", "bool", "", func(e *event.Event) any { return e.Streaming },
+		func(e *event.Event, _ *scratch) any { return &e.Streaming }),
 	textCol("trace_id", "''", func(e *event.Event) *string { return &e.TraceID }),
 	textCol("span_id", "''", func(e *event.Event) *string { return &e.SpanID }),
 	textCol("parent_span_id", "''", func(e *event.Event) *string { return &e.ParentSpanID }),
@@ -200,9 +202,15 @@ func columnArgs(events []event.Event) []any {
 			}
 			args[i] = v
 		case "bool":
-			v := make([]bool, len(events))
+			// *bool: a nullable column (streaming) sends NULL for nil.
+			v := make([]*bool, len(events))
 			for j := range events {
-				v[j] = c.get(&events[j]).(bool)
+				switch b := c.get(&events[j]).(type) {
+				case bool:
+					v[j] = &b
+				case *bool:
+					v[j] = b
+				}
 			}
 			args[i] = v
 		case "timestamptz":

@@ -49,7 +49,7 @@ func linkIdentity(ctx context.Context, tx pgx.Tx, id Identity, now time.Time) (U
 		return User{}, false, apierr.New(apierr.Unauthorized, "the identity provider has not verified this e-mail address").
 			WithHint("verify the address with the provider, or register with e-mail and password")
 	}
-	u, err := scanUser(tx.QueryRow(ctx, `SELECT `+userCols+` FROM users WHERE lower(email) = lower($1) FOR UPDATE`, id.Email))
+	u, err := scanUser(tx.QueryRow(ctx, `SELECT `+userCols+` FROM users WHERE email = $1 FOR UPDATE`, id.Email))
 	created := false
 	switch {
 	case apierr.As(err).Code == apierr.NotFound:

@@ -58,8 +58,8 @@ func (db *DB) Members(ctx context.Context, projectID string, notBefore time.Time
 func (db *DB) Invite(ctx context.Context, projectID, email, role, invitedBy string, now, notBefore time.Time) (string, error) {
 	var id string
 	err := db.Pool.QueryRow(ctx, `INSERT INTO memberships (id, project_id, user_id, email, role, invited_by, invited_at)
-		VALUES ($1, $2, (SELECT id FROM users WHERE lower(email) = lower($3)), lower($3), $4, $5, $6)
-		ON CONFLICT (project_id, lower(email)) DO UPDATE
+		VALUES ($1, $2, (SELECT id FROM users WHERE email = $3), $3, $4, $5, $6)
+		ON CONFLICT (project_id, email) DO UPDATE
 			SET role = EXCLUDED.role, invited_by = EXCLUDED.invited_by, invited_at = EXCLUDED.invited_at,
 				user_id = EXCLUDED.user_id
 			WHERE memberships.accepted_at IS NULL AND memberships.invited_at <= $7
@@ -74,7 +74,7 @@ func (db *DB) Invite(ctx context.Context, projectID, email, role, invitedBy stri
 // linkInvitations attaches invitations sent to an address before its
 // account existed to the new account.
 func linkInvitations(ctx context.Context, q querier, userID, email string) error {
-	_, err := q.Exec(ctx, `UPDATE memberships SET user_id = $1 WHERE user_id IS NULL AND lower(email) = lower($2)`, userID, email)
+	_, err := q.Exec(ctx, `UPDATE memberships SET user_id = $1 WHERE user_id IS NULL AND email = $2`, userID, email)
 	return translate(err, "invitation")
 }
 
@@ -82,7 +82,7 @@ func linkInvitations(ctx context.Context, q querier, userID, email string) error
 func (db *DB) PendingInvitations(ctx context.Context, email string, notBefore time.Time) ([]Invitation, error) {
 	rows, err := db.Pool.Query(ctx, `SELECT p.id, p.name, m.role, u.name, u.email, m.invited_at
 		FROM memberships m JOIN projects p ON p.id = m.project_id LEFT JOIN users u ON u.id = m.invited_by
-		WHERE lower(m.email) = lower($1) AND m.accepted_at IS NULL AND m.invited_at > $2
+		WHERE m.email = $1 AND m.accepted_at IS NULL AND m.invited_at > $2
 		ORDER BY m.invited_at DESC, p.id`, email, notBefore)
 	if err != nil {
 		return nil, translate(err, "invitation")
@@ -104,7 +104,7 @@ func errNoInvitation() error {
 func (db *DB) AcceptInvitation(ctx context.Context, projectID, userID, email string, now, notBefore time.Time) (string, error) {
 	var role string
 	err := db.Pool.QueryRow(ctx, `UPDATE memberships SET accepted_at = COALESCE(accepted_at, $4), user_id = $2
-		WHERE project_id = $1 AND (user_id = $2 OR lower(email) = lower($3))
+		WHERE project_id = $1 AND (user_id = $2 OR email = $3)
 			AND (accepted_at IS NOT NULL OR invited_at > $5)
 		RETURNING role`, projectID, userID, email, now, notBefore).Scan(&role)
 	if errors.Is(err, pgx.ErrNoRows) {
@@ -116,7 +116,7 @@ func (db *DB) AcceptInvitation(ctx context.Context, projectID, userID, email str
 // DeclineInvitation deletes the caller's pending invitation to a project.
 func (db *DB) DeclineInvitation(ctx context.Context, projectID, email string) error {
 	tag, err := db.Pool.Exec(ctx, `DELETE FROM memberships
-		WHERE project_id = $1 AND lower(email) = lower($2) AND accepted_at IS NULL`, projectID, email)
+		WHERE project_id = $1 AND email = $2 AND accepted_at IS NULL`, projectID, email)
 	if err == nil && tag.RowsAffected() == 0 {
 		return errNoInvitation()
 	}

@@ -1,14 +1,27 @@
-// Package ratelimit is an in-process fixed-window limiter that reports the
-// exact remaining quota and reset time the RateLimit headers need. It is
-// hand-written because golang.org/x/time/rate exposes neither a window reset
-// nor an integer remaining count; a multi-instance deployment would move the
-// counters to a shared store behind the same interface.
+// Package ratelimit holds fixed-window limiters that report the exact
+// remaining quota and reset time the RateLimit headers need: Limiter in
+// process memory, Shared over a store every instance of a deployment
+// counts in (PostgreSQL, or Redis through go-redis, which brings the
+// connection pool, reconnects, RESP3 and EVALSHA with an EVAL fallback a
+// hand-written client would have to keep up). The limiters are
+// hand-written because golang.org/x/time/rate exposes neither a window
+// reset nor an integer remaining count.
 package ratelimit
 
 import (
+	"context"
 	"sync"
 	"time"
 )
+
+// Allower is what the API's middleware asks of a limiter.
+type Allower interface {
+	// Allow counts one request for key. An error means the count could
+	// not be kept; the decision returned with it allows the request.
+	Allow(ctx context.Context, key string) (Decision, error)
+	// Policy is the limit and window length.
+	Policy() (limit int, window time.Duration)
+}
 
 // Decision is the outcome of one request against its key's window.
 type Decision struct {
@@ -39,8 +52,16 @@ func New(limit int, w time.Duration) *Limiter {
 	return &Limiter{Limit: limit, Window: w, Now: time.Now, windows: map[string]*window{}}
 }
 
-// Allow counts one request for key and says whether it may proceed.
-func (l *Limiter) Allow(key string) Decision {
+// Allow counts one request for key, in this process only.
+func (l *Limiter) Allow(_ context.Context, key string) (Decision, error) {
+	return l.allow(key), nil
+}
+
+// Policy is the limit and window length.
+func (l *Limiter) Policy() (int, time.Duration) { return l.Limit, l.Window }
+
+// allow counts one request for key and says whether it may proceed.
+func (l *Limiter) allow(key string) Decision {
 	now := l.Now()
 	l.mu.Lock()
 	defer l.mu.Unlock()

@@ -108,7 +108,9 @@ func PutEvent(lr plog.LogRecord, ev *event.Event) {
 		a.PutInt(WritePremiumNano, ev.WritePremiumNano)
 	}
 	a.PutBool(Success, ev.Success)
-	a.PutBool(Streaming, ev.Streaming)
+	if ev.Streaming != nil {
+		a.PutBool(Streaming, *ev.Streaming)
+	}
 	putOptStr(a, PriceVersion, ev.PriceVersion)
 	if ev.LatencyMS != nil {
 		a.PutInt(LatencyMS, *ev.LatencyMS)
@@ -159,7 +161,10 @@ func GetEvent(lr plog.LogRecord) (event.Event, error) {
 	ev.ReadSavingsNano = getInt(a, ReadSavingsNano)
 	ev.WritePremiumNano = getInt(a, WritePremiumNano)
 	ev.Success = getBool(a, Success)
-	ev.Streaming = getBool(a, Streaming)
+	if v, ok := a.Get(Streaming); ok {
+		streaming := v.Bool()
+		ev.Streaming = &streaming
+	}
 	if v, ok := a.Get(LatencyMS); ok {
 		ms := v.Int()
 		ev.LatencyMS = &ms

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"go.opentelemetry.io/collector/pdata/plog"
+	"go.uber.org/zap"
 
 	"github.com/llmcost/llmcost/apiserver/respond"
 	"github.com/llmcost/llmcost/internal/access"
@@ -24,7 +25,10 @@ type batchResult struct {
 	EventsDuplicate  int64              `json:"events_duplicate"`
 	OutcomesRecorded int64              `json:"outcomes_recorded"`
 	Rejected         []ingest.Rejection `json:"rejected"`
-	Timestamp        string             `json:"timestamp"`
+	// Warnings are notes on stored events (an unknown model, with the
+	// catalogue's close names); an empty list when there are none.
+	Warnings  []ingest.Warning `json:"warnings"`
+	Timestamp string           `json:"timestamp"`
 }
 
 // batch is POST /v1/events/batch; the route table admits only an API key.
@@ -44,7 +48,19 @@ func (r *costReceiver) batch(w http.ResponseWriter, req *http.Request) error {
 			return err
 		}
 	}
-	return respond.JSON(w, http.StatusOK, batchAnswer(b, res))
+	out := batchAnswer(b, res)
+	if r.catalogue != nil {
+		out.Warnings = append(out.Warnings, b.UnknownModels(r.catalogue())...)
+	}
+	if len(out.Rejected) > 0 {
+		// The client's mistake, not the server's: one line at debug, no
+		// stack trace, no values (they may be anything).
+		first := out.Rejected[0]
+		r.set.Logger.Debug("batch events rejected", zap.String("project_id", projectID),
+			zap.Int("rejected", len(out.Rejected)), zap.Int("first_index", first.Index),
+			zap.String("first_field", first.Field), zap.String("first_reason", first.Reason))
+	}
+	return respond.JSON(w, http.StatusOK, out)
 }
 
 // batchAnswer counts what the batch and the pipeline did with its items.
@@ -66,6 +82,7 @@ func batchAnswer(b *ingest.Batch, res *ingest.Result) batchResult {
 	if out.Rejected == nil {
 		out.Rejected = []ingest.Rejection{}
 	}
+	out.Warnings = []ingest.Warning{}
 	return out
 }
 

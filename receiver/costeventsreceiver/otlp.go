@@ -40,6 +40,9 @@ func (r *costReceiver) otlpLogs(w http.ResponseWriter, req *http.Request) error 
 	if err != nil {
 		return err
 	}
+	if err := exportShape(body, otlpconv.LogsKey); err != nil {
+		return err
+	}
 	ld, err := otlpconv.DecodeJSON(body)
 	if err != nil {
 		return decodeError(err)
@@ -74,11 +77,27 @@ func (r *costReceiver) otlpLogs(w http.ResponseWriter, req *http.Request) error 
 // otlpDiscard is POST /v1/otlp/v1/metrics and /v1/otlp/v1/traces: agents
 // that export every signal to one base endpoint get a success, and the data
 // is dropped. The body is still read, so the size limit holds.
-func (r *costReceiver) otlpDiscard(w http.ResponseWriter, req *http.Request) error {
-	if _, _, err := r.otlpRequest(req); err != nil {
-		return err
+func (r *costReceiver) otlpDiscard(key string) respond.Func {
+	return func(w http.ResponseWriter, req *http.Request) error {
+		_, body, err := r.otlpRequest(req)
+		if err != nil {
+			return err
+		}
+		if err := exportShape(body, key); err != nil {
+			return err
+		}
+		return respond.JSON(w, http.StatusOK, otlpResponse{})
 	}
-	return respond.JSON(w, http.StatusOK, otlpResponse{})
+}
+
+// exportShape refuses a body that is not an export request ({"foo":1}),
+// which the OTLP decoders would take as an export of nothing.
+func exportShape(body []byte, key string) error {
+	if err := otlpconv.CheckExport(body, key); err != nil {
+		return apierr.Newf(apierr.BadRequest, "body: %v", err).
+			WithHint("send an OTLP/HTTP JSON export request (protocol http/json), e.g. {\"" + key + "\": [...]}")
+	}
+	return nil
 }
 
 // otlpRequest checks what every OTLP route requires, in the order a client

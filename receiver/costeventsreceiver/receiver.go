@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"sync"
 	"time"
 
 	"go.opentelemetry.io/collector/component"
@@ -18,12 +19,17 @@ import (
 	"github.com/llmcost/llmcost/internal/apierr"
 	"github.com/llmcost/llmcost/internal/hostext"
 	"github.com/llmcost/llmcost/internal/ingest"
+	"github.com/llmcost/llmcost/internal/otlpconv"
+	"github.com/llmcost/llmcost/internal/pricing"
 )
 
 // apiHost is what the receiver needs of the costapi extension: the slots
 // its route table declares for the pipeline.
 type apiHost interface {
 	Fill(slot apiserver.Slot, h respond.Func) (release func(), err error)
+	// Catalogue is the price catalogue in force, for the batch's warnings
+	// about unknown models.
+	Catalogue() *pricing.Catalogue
 }
 
 type costReceiver struct {
@@ -33,6 +39,12 @@ type costReceiver struct {
 	limits    ingest.Limits
 	validator *ingest.Validator
 	release   []func()
+	catalogue func() *pricing.Catalogue
+	// inflight counts requests inside a slot handler: Shutdown waits for
+	// them, so a batch being stored finishes before the exporter stops.
+	// A read lock per request; Shutdown takes the write lock once, which
+	// waits for every holder (a WaitGroup may not see Add race with Wait).
+	inflight sync.RWMutex
 }
 
 func newReceiver(cfg *Config, set receiver.Settings, next consumer.Logs) *costReceiver {
@@ -49,8 +61,8 @@ func (r *costReceiver) slots() map[apiserver.Slot]respond.Func {
 	return map[apiserver.Slot]respond.Func{
 		apiserver.SlotEventsBatch: r.batch,
 		apiserver.SlotOTLPLogs:    r.otlpLogs,
-		apiserver.SlotOTLPMetrics: r.otlpDiscard,
-		apiserver.SlotOTLPTraces:  r.otlpDiscard,
+		apiserver.SlotOTLPMetrics: r.otlpDiscard(otlpconv.MetricsKey),
+		apiserver.SlotOTLPTraces:  r.otlpDiscard(otlpconv.TracesKey),
 	}
 }
 
@@ -60,8 +72,9 @@ func (r *costReceiver) Start(_ context.Context, host component.Host) error {
 	if err != nil {
 		return err
 	}
+	r.catalogue = api.Catalogue
 	for slot, h := range r.slots() {
-		release, err := api.Fill(slot, h)
+		release, err := api.Fill(slot, r.counted(h))
 		if err != nil {
 			_ = r.Shutdown(context.Background())
 			return err
@@ -71,14 +84,36 @@ func (r *costReceiver) Start(_ context.Context, host component.Host) error {
 	return nil
 }
 
-// Shutdown empties the slots: until another receiver fills them, they
-// answer 503.
-func (r *costReceiver) Shutdown(context.Context) error {
+// counted runs h as one of the in-flight requests Shutdown waits for.
+func (r *costReceiver) counted(h respond.Func) respond.Func {
+	return func(w http.ResponseWriter, req *http.Request) error {
+		r.inflight.RLock()
+		defer r.inflight.RUnlock()
+		return h(w, req)
+	}
+}
+
+// Shutdown empties the slots (until another receiver fills them, they
+// answer 503), then waits, up to ctx, for requests already in a handler:
+// the processor and exporter stop after the receiver, and a batch cut off
+// halfway would be answered 503 although part of it was stored.
+func (r *costReceiver) Shutdown(ctx context.Context) error {
 	for _, release := range r.release {
 		release()
 	}
 	r.release = nil
-	return nil
+	done := make(chan struct{})
+	go func() {
+		r.inflight.Lock()
+		r.inflight.Unlock() //nolint:staticcheck // only waiting for the readers
+		close(done)
+	}()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // consume runs ld through the pipeline and returns the filled result. It

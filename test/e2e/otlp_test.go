@@ -111,7 +111,7 @@ func checkReply(t *testing.T, r response, want otlpExpected) {
 		t.Fatalf("reply is not JSON: %s", r.Raw)
 	}
 	_ = json.Unmarshal(want.Response.Body, &body)
-	if r.Status != want.Response.Status || !reflect.DeepEqual(got, body) || r.Header.Get("Content-Type") != "application/json" {
+	if r.Status != want.Response.Status || !reflect.DeepEqual(got, body) || r.Header.Get("Content-Type") != "application/json; charset=utf-8" {
 		t.Fatalf("reply %d %s, want %d %s", r.Status, r.Raw, want.Response.Status, want.Response.Body)
 	}
 }
@@ -256,6 +256,10 @@ func TestOTLPRefusals(t *testing.T) {
 		{"metrics", "/v1/otlp/v1/metrics", key, []byte(`{"resourceMetrics":[]}`), jsonType, 200, ""},
 		{"traces", "/v1/otlp/v1/traces", key, []byte(`{"resourceSpans":[]}`), nil, 200, ""},
 		{"empty export", "/v1/otlp/v1/logs", key, []byte(`{}`), nil, 200, ""},
+		{"not an export", "/v1/otlp/v1/logs", key, []byte(`{"foo":1}`), jsonType, 400, "bad_request"},
+		{"an array", "/v1/otlp/v1/logs", key, []byte(`[{"resourceLogs":[]}]`), jsonType, 400, "bad_request"},
+		{"metrics not an export", "/v1/otlp/v1/metrics", key, []byte(`{"foo":1}`), jsonType, 400, "bad_request"},
+		{"zstd", "/v1/otlp/v1/logs", key, []byte{0x28, 0xb5, 0x2f, 0xfd}, map[string]string{"Content-Type": "application/json", "Content-Encoding": "zstd"}, 415, "unsupported_media_type"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -1,0 +1,62 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// rateLimitSQL counts one request in its key's window unless the window is
+// full: one round trip, atomic across instances (the row lock of ON
+// CONFLICT serialises concurrent increments of one key). No row comes back
+// when the window was already full, so refused requests are not counted.
+const rateLimitSQL = `
+INSERT INTO rate_limit_windows AS w (key, window_start, count) VALUES ($1, $2, 1)
+ON CONFLICT (key, window_start) DO UPDATE SET count = w.count + 1 WHERE w.count < $3
+RETURNING count`
+
+// CountRequest counts one request for key in the fixed window starting at
+// windowStart and returns the count including it; allowed is false, and
+// count is limit, when the window already held limit requests.
+func (db *DB) CountRequest(ctx context.Context, key string, windowStart time.Time, limit int) (count int, allowed bool, err error) {
+	err = db.Pool.QueryRow(ctx, rateLimitSQL, key, windowStart, limit).Scan(&count)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return limit, false, nil
+	}
+	if err != nil {
+		return 0, false, translate(err, "rate limit")
+	}
+	return count, true, nil
+}
+
+// Swept counts what one Sweep deleted.
+type Swept struct {
+	Sessions, AccountTokens, RateLimitWindows int64
+}
+
+// Sweep deletes what no request can use any more: sessions past their
+// refresh expiry or revoked more than a day ago (their rotated refresh
+// tokens go with them), e-mail tokens expired or used more than a day ago,
+// and rate-limit windows that ended before windowsBefore.
+func (db *DB) Sweep(ctx context.Context, now, windowsBefore time.Time) (Swept, error) {
+	var s Swept
+	day := now.Add(-24 * time.Hour)
+	for _, q := range []struct {
+		n   *int64
+		sql string
+		arg []any
+	}{
+		{&s.Sessions, `DELETE FROM sessions WHERE expires_at < $1 OR revoked_at < $2`, []any{now, day}},
+		{&s.AccountTokens, `DELETE FROM account_tokens WHERE expires_at < $1 OR used_at < $2`, []any{now, day}},
+		{&s.RateLimitWindows, `DELETE FROM rate_limit_windows WHERE window_start < $1`, []any{windowsBefore}},
+	} {
+		tag, err := db.Pool.Exec(ctx, q.sql, q.arg...)
+		if err != nil {
+			return s, translate(err, "sweep")
+		}
+		*q.n = tag.RowsAffected()
+	}
+	return s, nil
+}

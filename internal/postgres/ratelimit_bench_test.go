@@ -1,0 +1,35 @@
+package postgres_test
+
+import (
+	"context"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/llmcost/llmcost/internal/ratelimit"
+)
+
+// BenchmarkRateLimit is the per-request cost of counting a request: in
+// process memory, and shared through PostgreSQL (one keyed upsert). The
+// README's figures come from
+// go test -run '^$' -bench RateLimit -benchtime 5000x ./internal/postgres/
+func BenchmarkRateLimit(b *testing.B) {
+	ctx := context.Background()
+	b.Run("memory", func(b *testing.B) {
+		l := ratelimit.New(1<<30, time.Minute)
+		for i := 0; b.Loop(); i++ {
+			if _, err := l.Allow(ctx, "key:"+strconv.Itoa(i%100)); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("postgres", func(b *testing.B) {
+		db := openDB(b)
+		l := ratelimit.NewShared(1<<30, time.Minute, db)
+		for i := 0; b.Loop(); i++ {
+			if _, err := l.Allow(ctx, "key:"+strconv.Itoa(i%100)); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

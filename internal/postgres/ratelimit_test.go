@@ -1,0 +1,92 @@
+package postgres_test
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/llmcost/llmcost/internal/postgres"
+	"github.com/llmcost/llmcost/internal/ratelimit"
+)
+
+// 30 concurrent requests against a limit of 20, through two limiters (two
+// instances) on one database: exactly 20 pass.
+func TestSharedRateLimitHoldsAcrossInstances(t *testing.T) {
+	db := openDB(t)
+	now := time.Date(2026, 11, 22, 12, 0, 30, 0, time.UTC)
+	a, b := ratelimit.NewShared(20, time.Minute, db), ratelimit.NewShared(20, time.Minute, db)
+	a.Now, b.Now = func() time.Time { return now }, func() time.Time { return now }
+	var passed atomic.Int32
+	var wg sync.WaitGroup
+	for i := range 30 {
+		l := a
+		if i%2 == 1 {
+			l = b
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			d, err := l.Allow(context.Background(), "key:k")
+			if err != nil {
+				t.Error(err)
+			}
+			if d.Allowed {
+				passed.Add(1)
+			}
+		}()
+	}
+	wg.Wait()
+	if passed.Load() != 20 {
+		t.Fatalf("%d passed, want 20", passed.Load())
+	}
+	d, _ := a.Allow(context.Background(), "key:k")
+	if d.Allowed || d.Remaining != 0 || d.Reset != 30*time.Second {
+		t.Fatalf("the 31st: %+v", d)
+	}
+	if d, _ := a.Allow(context.Background(), "key:other"); !d.Allowed || d.Remaining != 19 {
+		t.Fatalf("another key: %+v", d)
+	}
+	now = now.Add(30 * time.Second) // the next window
+	if d, _ := b.Allow(context.Background(), "key:k"); !d.Allowed || d.Remaining != 19 {
+		t.Fatalf("next window: %+v", d)
+	}
+
+	// The sweep deletes the finished window and keeps the current one.
+	s, err := db.Sweep(context.Background(), now, now.Add(-time.Minute))
+	if err != nil || s.RateLimitWindows != 0 {
+		t.Fatalf("sweep before the window ended: %+v %v", s, err)
+	}
+	s, err = db.Sweep(context.Background(), now, now.Add(-time.Second))
+	if err != nil || s.RateLimitWindows != 2 {
+		t.Fatalf("sweep: %+v %v, want the first window's 2 rows", s, err)
+	}
+	if d, _ := b.Allow(context.Background(), "key:k"); !d.Allowed || d.Remaining != 18 {
+		t.Fatalf("current window lost by the sweep: %+v", d)
+	}
+}
+
+// The sweep deletes a session past its refresh expiry and keeps a live one.
+func TestSweepDeletesExpiredSessions(t *testing.T) {
+	db := openDB(t)
+	ctx := context.Background()
+	newProject(t, db) // a live session, expiring in an hour
+	now := time.Now()
+	_, _, err := db.Register(ctx, postgres.User{Email: uuid.NewString() + "@example.com", PasswordHash: "x"}, nil,
+		postgres.NewProject{Name: "p", KeyHash: []byte(uuid.NewString()), KeyPrefix: "sk_llmc_xxxx"},
+		postgres.Session{AccessHash: []byte(uuid.NewString()), RefreshHash: []byte(uuid.NewString()),
+			AccessExpiresAt: now.Add(-2 * time.Hour), ExpiresAt: now.Add(-time.Hour)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := db.Sweep(ctx, now, now)
+	if err != nil || s.Sessions != 1 {
+		t.Fatalf("sweep: %+v %v, want the one expired session", s, err)
+	}
+	if s, _ = db.Sweep(ctx, now, now); s.Sessions != 0 {
+		t.Fatalf("second sweep deleted %d sessions", s.Sessions)
+	}
+}
