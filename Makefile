@@ -7,7 +7,7 @@ GO      ?= go
 BIN     := bin/llmcost
 CONFIG  ?= collector-config.yaml
 
-.PHONY: help generate build postgres run test fuzz lint bench validate tidy
+.PHONY: help generate build postgres run test fuzz lint bench bench-runs validate tidy
 
 # Native Go fuzz targets, as package:target. make test runs each for
 # FUZZTIME (a smoke run); make fuzz for FUZZLONG. Their seed corpus is
@@ -59,6 +59,10 @@ fuzz: ## run every fuzz target for FUZZLONG (2m) each
 
 bench: build ## end-to-end ingest throughput beside raw COPY, into PostgreSQL
 	$(GO) test -count=1 -run '^$$' -bench . -benchtime 1x -timeout 20m ./test/e2e/
+
+bench-runs: ## run reports at scale: seeds LLMCOST_BENCH_RUNS runs (default 100000), p50/p95 per report, ingest vs COPY
+	@scripts/ensure-postgres --tests
+	$(GO) test -count=1 -run '^$$' -bench BenchmarkRunReports -benchtime 1x -timeout 60m ./internal/postgres/
 
 lint: ## gofmt and go vet
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (gofmt -l $$(git ls-files '*.go'); exit 1)

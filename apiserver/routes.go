@@ -78,5 +78,13 @@ func (s *Server) originRoutes() []route {
 		get("/v1/analytics/full", projectParam(access.ViewAnalytics), read(s.analyticsFull)),
 		get("/v1/analytics/by/{dimension}", projectParam(access.ViewAnalytics), read(s.analyticsBy)),
 		get("/v1/analytics/cache", projectParam(access.ViewAnalytics), read(s.analyticsCache)),
+		get("/v1/analytics/workflows", projectParam(access.ViewAnalytics), read(s.analyticsWorkflows)),
+		get("/v1/analytics/workflows/steps", projectParam(access.ViewAnalytics), read(s.analyticsSteps)),
+		get("/v1/analytics/workflows/tools", projectParam(access.ViewAnalytics), read(s.analyticsTools)),
+		get("/v1/analytics/workflows/repeated-work", projectParam(access.ViewAnalytics), read(s.analyticsRepeatedWork)),
+		get("/v1/analytics/workflows/outcomes", projectParam(access.ViewAnalytics), read(s.analyticsOutcomes)),
+		get("/v1/analytics/workflows/distribution", projectParam(access.ViewAnalytics), read(s.analyticsDistribution)),
+		get("/v1/analytics/traces", projectParam(access.ViewAnalytics), read(s.analyticsTraces)),
+		get("/v1/analytics/traces/{trace_id}", projectParam(access.ViewAnalytics), read(s.analyticsTrace)),
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/llmcost/llmcost/internal/event"
 	"github.com/llmcost/llmcost/internal/semconv"
 )
@@ -15,17 +17,18 @@ type WriteResult struct {
 	Stored, Duplicate, Outcomes int64
 }
 
-// insertSQL writes events, their rollups and outcomes in ONE statement, so
-// one request is one round trip and one implicit transaction: all land or
-// none does, and a duplicate (skipped by ON CONFLICT, so absent from ev)
-// adds nothing to the rollups. Events are inserted in event_id order so
+// insertSQL writes events, their rollups and outcomes in ONE statement
+// (Write then refreshes the runs of its calls and outcomes, in the same
+// transaction): all
+// land or none does, and a duplicate (skipped by ON CONFLICT, so absent
+// from ev) adds nothing to the rollups and touches no run. Events are inserted in event_id order so
 // overlapping concurrent batches take row locks in the same order and
 // cannot deadlock. Outcome parameters follow the event columns.
 var insertSQL = func() string {
 	n := len(eventCols)
 	return `WITH ev AS (
   ` + unnestInsert() + `
-  RETURNING ` + contributionColumns + `
+  RETURNING ` + contributionColumns + `, trace_id
 ), src AS (SELECT ` + contribution("ev") + ` FROM ev)` + rollupUpsert() + fmt.Sprintf(`, oc AS (
   INSERT INTO outcomes (project_id, trace_id, success, label, recorded_at)
   SELECT p, t, s, NULLIF(l, ''), now()
@@ -33,9 +36,10 @@ var insertSQL = func() string {
   ORDER BY p, t
   ON CONFLICT (project_id, trace_id) DO UPDATE
     SET success = excluded.success, label = excluded.label, recorded_at = excluded.recorded_at
-  RETURNING 1
+  RETURNING project_id, trace_id
 )
-SELECT (SELECT count(*) FROM ev), (SELECT count(*) FROM oc), (SELECT count(*) FROM rh) + (SELECT count(*) FROM rd)`,
+SELECT (SELECT count(*) FROM ev), (SELECT count(*) FROM oc), (SELECT count(*) FROM rh) + (SELECT count(*) FROM rd),
+  `+runKeysOf("(SELECT project_id, trace_id FROM ev UNION ALL SELECT project_id, trace_id FROM oc) k"),
 		n+1, n+2, n+3, n+4)
 }()
 
@@ -52,7 +56,14 @@ func (db *DB) Write(ctx context.Context, events []event.Event, outcomes []semcon
 	}
 	args := append(columnArgs(events), op, ot, os, ol)
 	var stored, recorded, rollupRows int64
-	if err := db.Pool.QueryRow(ctx, insertSQL, args...).Scan(&stored, &recorded, &rollupRows); err != nil {
+	err := pgx.BeginFunc(ctx, db.Pool, func(tx pgx.Tx) error {
+		var touched []string
+		if err := tx.QueryRow(ctx, insertSQL, args...).Scan(&stored, &recorded, &rollupRows, &touched); err != nil {
+			return err
+		}
+		return RefreshRuns(ctx, tx, parseRunKeys(touched))
+	})
+	if err != nil {
 		return WriteResult{}, translate(err, "events")
 	}
 	return WriteResult{Stored: stored, Duplicate: received - stored, Outcomes: recorded}, nil

@@ -32,7 +32,7 @@ func openDB(t testing.TB) *postgres.DB {
 	return db
 }
 
-func newProject(t *testing.T, db *postgres.DB) string {
+func newProject(t testing.TB, db *postgres.DB) string {
 	t.Helper()
 	ctx := context.Background()
 	u, p, err := db.Register(ctx, postgres.User{Email: uuid.NewString() + "@example.com", PasswordHash: "x"}, nil,
