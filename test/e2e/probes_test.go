@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 )
 
 // The findings of the hardening probes, re-run against the built binary.
@@ -29,7 +30,15 @@ func TestProbesFindNothing(t *testing.T) {
 				t.Errorf("rejection %d: %v, want field %s", i, got, want)
 			}
 		}
-		logged := s.stderr.String()[len(strings.Join(strings.SplitAfter(s.stderr.String(), "\n")[:before], "")):]
+		// The log line reaches the captured stderr through a pipe: wait for
+		// it (bounded) before judging what was logged.
+		var logged string
+		for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+			logged = s.stderr.String()[len(strings.Join(strings.SplitAfter(s.stderr.String(), "\n")[:before], "")):]
+			if strings.Contains(logged, "batch events rejected") || time.Now().After(deadline) {
+				break
+			}
+		}
 		if n := strings.Count(logged, "batch events rejected"); n != 1 || strings.Contains(logged, "stacktrace") ||
 			strings.Contains(logged, "\terror\t") {
 			t.Errorf("want one debug line and no error or stack trace, got:\n%s", logged)
