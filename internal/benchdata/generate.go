@@ -80,7 +80,7 @@ type session struct {
 func (g *dayGen) session(s int) session {
 	h := mix(g.spec.Seed ^ uint64(s)*0x9e3779b97f4a7c15)
 	offset := time.Duration((h>>32)%(21*3600)) * time.Second
-	return session{id: s, user: int(h % uint64(g.spec.Users)), agent: int((h>>16)%uint64(g.spec.Agents)),
+	return session{id: s, user: int(h % uint64(g.spec.Users)), agent: int((h >> 16) % uint64(g.spec.Agents)),
 		start: g.start.Add(offset)}
 }
 

@@ -110,7 +110,9 @@ var errorTexts = []string{"rate_limit_exceeded: 429 from provider", "timeout aft
 var outcomeLabels = []string{"resolved", "escalated", "abandoned", "merged", "answered"}
 
 // AgentName is agent a's name.
-func AgentName(a int) string { return fmt.Sprintf("%s-%02d", agentRoles[a%len(agentRoles)], a/len(agentRoles)) }
+func AgentName(a int) string {
+	return fmt.Sprintf("%s-%02d", agentRoles[a%len(agentRoles)], a/len(agentRoles))
+}
 
 // WorkflowName is workflow w's name.
 func WorkflowName(w int) string { return fmt.Sprintf("wf-%s-%02d", stepNames[w%len(stepNames)], w) }
