@@ -233,17 +233,21 @@ func mix(x uint64) uint64 {
 }
 
 // Price sets what the cost processor sets on a call sent without a cost:
-// the catalogue's price as cost and catalogue cost, priced, and the
-// catalogue version; an unknown model costs 0 with catalogue cost −1.
+// the catalogue's price as cost and catalogue cost, priced, the catalogue
+// version and the call's cache savings; an unknown model costs 0 with
+// catalogue cost −1 and no savings.
 func Price(cat *pricing.Catalogue, ev *event.Event) {
 	ev.PriceVersion = cat.Version()
 	entry, ok := cat.Lookup(ev.Model)
 	ev.Priced = ok
+	ev.ReadSavingsNano, ev.WritePremiumNano = 0, 0
 	if !ok {
 		ev.CostNano, ev.CatalogueCostNano = 0, -1
 		return
 	}
-	b := entry.Price(pricing.Usage{Input: ev.InputTokens, Output: ev.OutputTokens, Cached: ev.CachedTokens,
-		CacheWrite: ev.CacheWriteTokens, CacheWrite1h: ev.CacheWrite1hTokens})
+	u := pricing.Usage{Input: ev.InputTokens, Output: ev.OutputTokens, Cached: ev.CachedTokens,
+		CacheWrite: ev.CacheWriteTokens, CacheWrite1h: ev.CacheWrite1hTokens}
+	b, sv := entry.Price(u), entry.Savings(u)
 	ev.CostNano, ev.CatalogueCostNano = b.Total, b.Total
+	ev.ReadSavingsNano, ev.WritePremiumNano = sv.Read, sv.WritePremium
 }

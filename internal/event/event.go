@@ -40,6 +40,12 @@ type Event struct {
 	CatalogueCostNano int64
 	Priced            bool
 	PriceVersion      string
+	// ReadSavingsNano and WritePremiumNano are what prompt caching saved
+	// and cost on this call, priced with the rates of the catalogue in
+	// force when it was stored or re-priced (0 for an unknown model or a
+	// model with no published cache rate).
+	ReadSavingsNano  int64
+	WritePremiumNano int64
 
 	LatencyMS *int64
 	Success   bool

@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -42,7 +43,11 @@ type RecordedOutcome struct {
 func (db *DB) CopyOutcomes(ctx context.Context, outcomes []RecordedOutcome) (int64, error) {
 	rows := make([][]any, len(outcomes))
 	for i, o := range outcomes {
-		rows[i] = []any{o.ProjectID, o.TraceID, o.Success, nilIfEmpty(o.Label), o.RecordedAt}
+		var label any
+		if o.Label != "" {
+			label = o.Label
+		}
+		rows[i] = []any{o.ProjectID, o.TraceID, o.Success, label, o.RecordedAt}
 	}
 	n, err := db.Pool.CopyFrom(ctx, pgx.Identifier{"outcomes"},
 		[]string{"project_id", "trace_id", "success", "label", "recorded_at"}, pgx.CopyFromRows(rows))
@@ -118,4 +123,17 @@ func RecreateDatabase(ctx context.Context, url, name string) error {
 	}
 	_, err = conn.Exec(ctx, "CREATE DATABASE "+ident)
 	return err
+}
+
+// RollupDigest is a digest of a project's rollup rows without the project
+// id, so two projects holding the same calls have the same digest however
+// their rollups were filled (by ingest, or by RebuildRollups after COPY).
+func (db *DB) RollupDigest(ctx context.Context, projectID string) (digest string, rows int64, err error) {
+	err = db.Pool.QueryRow(ctx, `SELECT md5(coalesce(string_agg(r, '|' ORDER BY r), '')), count(*) FROM (
+		SELECT concat_ws(',', 'h', bucket, dim, key, agent_name, `+strings.Join(rollupSums, ", ")+`) AS r
+		FROM rollup_hour WHERE project_id = $1
+		UNION ALL
+		SELECT concat_ws(',', 'd', bucket, dim, key, agent_name, `+strings.Join(rollupSums, ", ")+`)
+		FROM rollup_day WHERE project_id = $1) x`, projectID).Scan(&digest, &rows)
+	return digest, rows, translate(err, "rollups")
 }

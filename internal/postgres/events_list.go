@@ -14,13 +14,8 @@ type EventFilter struct {
 	Offset    int
 }
 
-const listEventsSQL = `
-SELECT event_id, ts, agent_name, model, input_tokens, output_tokens, cached_tokens, cache_write_tokens,
-  total_tokens, reasoning_tokens, cost_nano, cost_provided, coalesce(catalogue_cost_nano, -1), priced,
-  price_version, latency_ms, success, coalesce(error, ''), streaming, coalesce(trace_id, ''),
-  coalesce(span_id, ''), coalesce(parent_span_id, ''), coalesce(workflow, ''), coalesce(step_name, ''),
-  coalesce(tool_name, ''), coalesce(user_id, ''), coalesce(session_id, ''), billing, source,
-  coalesce(metadata::text, ''), cache_write_1h_tokens
+var listEventsSQL = `
+SELECT ` + selectList() + `
 FROM events
 WHERE project_id = $1 AND ($2 = '' OR agent_name = $2)
 ORDER BY ts DESC, event_id
@@ -36,15 +31,15 @@ func (db *DB) ListEvents(ctx context.Context, f EventFilter) ([]event.Event, boo
 	out := make([]event.Event, 0, f.Limit)
 	for rows.Next() {
 		var ev event.Event
-		var meta string
-		if err := rows.Scan(&ev.EventID, &ev.Timestamp, &ev.AgentName, &ev.Model, &ev.InputTokens,
-			&ev.OutputTokens, &ev.CachedTokens, &ev.CacheWriteTokens, &ev.TotalTokens, &ev.ReasoningTokens,
-			&ev.CostNano, &ev.CostProvided, &ev.CatalogueCostNano, &ev.Priced, &ev.PriceVersion,
-			&ev.LatencyMS, &ev.Success, &ev.Error, &ev.Streaming, &ev.TraceID, &ev.SpanID, &ev.ParentSpanID,
-			&ev.Workflow, &ev.StepName, &ev.ToolName, &ev.UserID, &ev.SessionID, &ev.Billing, &ev.Source,
-			&meta, &ev.CacheWrite1hTokens); err != nil {
+		var sc scratch
+		dst := make([]any, len(eventCols))
+		for i, c := range eventCols {
+			dst[i] = c.scan(&ev, &sc)
+		}
+		if err := rows.Scan(dst...); err != nil {
 			return nil, false, translate(err, "events")
 		}
+		meta := sc.meta
 		ev.ProjectID = f.ProjectID
 		ev.Timestamp = ev.Timestamp.UTC()
 		if meta != "" {

@@ -52,13 +52,15 @@ const updateChunk = 5000
 const repriceLockID = 7431082202
 
 type repriced struct {
-	project, id string
-	cost, cat   int64
+	project, id   string
+	cost, cat     int64
+	read, premium int64 // cache savings at the new rates
 }
 
 const repriceSelect = `
 SELECT project_id::text, event_id, model, input_tokens, output_tokens, cached_tokens, cache_write_tokens,
-  cache_write_1h_tokens, cost_nano, cost_provided, coalesce(catalogue_cost_nano, -1), priced
+  cache_write_1h_tokens, cost_nano, cost_provided, coalesce(catalogue_cost_nano, -1), priced,
+  read_savings_nano, write_premium_nano
 FROM events
 WHERE ts >= $1 AND ts < $2 AND ($3::text = '' OR project_id = NULLIF($3::text, '')::uuid)
 ORDER BY project_id, event_id`
@@ -100,10 +102,10 @@ func (db *DB) Reprice(ctx context.Context, cat *pricing.Catalogue, f RepriceFilt
 			var r repriced
 			var model string
 			var u pricing.Usage
-			var cost, catCost int64
+			var cost, catCost, read, premium int64
 			var provided, priced bool
 			if err := rows.Scan(&r.project, &r.id, &model, &u.Input, &u.Output, &u.Cached, &u.CacheWrite,
-				&u.CacheWrite1h, &cost, &provided, &catCost, &priced); err != nil {
+				&u.CacheWrite1h, &cost, &provided, &catCost, &priced, &read, &premium); err != nil {
 				rows.Close()
 				return err
 			}
@@ -119,7 +121,9 @@ func (db *DB) Reprice(ctx context.Context, cat *pricing.Catalogue, f RepriceFilt
 			if !provided {
 				r.cost = b.Total
 			}
-			if priced && r.cat == catCost && r.cost == cost {
+			sv := entry.Savings(u)
+			r.read, r.premium = sv.Read, sv.WritePremium
+			if priced && r.cat == catCost && r.cost == cost && r.read == read && r.premium == premium {
 				continue
 			}
 			changed = append(changed, r)
@@ -158,26 +162,50 @@ func (db *DB) Reprice(ctx context.Context, cat *pricing.Catalogue, f RepriceFilt
 	return res, nil
 }
 
+// repriceSQL updates the changed events and applies the difference to their
+// rollups in the same statement: old reads the rows as they were (every
+// CTE sees the statement's snapshot), src turns old → new into delta
+// contributions (no calls or tokens, only cost, unpriced and savings move).
+var repriceSQL = `WITH u AS (
+  SELECT * FROM unnest($1::uuid[], $2::text[], $3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[])
+    AS u(p, e, c, cc, rs, wp)
+), old AS (
+  SELECT ev.*, u.c, u.rs, u.wp FROM events ev JOIN u ON ev.project_id = u.p AND ev.event_id = u.e
+), upd AS (
+  UPDATE events ev SET cost_nano = u.c, catalogue_cost_nano = u.cc, priced = true, price_version = $7,
+    read_savings_nano = u.rs, write_premium_nano = u.wp
+  FROM u WHERE ev.project_id = u.p AND ev.event_id = u.e
+  RETURNING 1
+), src AS (
+  SELECT project_id, ts, agent_name, model, billing, user_id, session_id, workflow, tool_name,
+    0::bigint AS calls, 0::bigint AS input_tokens, 0::bigint AS output_tokens, 0::bigint AS cached_tokens,
+    0::bigint AS cache_write_tokens, 0::bigint AS total_tokens, c - cost_nano AS cost_nano,
+    CASE WHEN billing = 'subscription' THEN c - cost_nano ELSE 0 END AS subscription_nano,
+    0::bigint AS latency_sum, 0::bigint AS latency_count, 0::bigint AS success_calls,
+    -(NOT priced)::int::bigint AS unpriced_calls, rs - read_savings_nano AS read_savings_nano,
+    wp - write_premium_nano AS write_premium_nano, 0::bigint AS events_with_cache
+  FROM old
+)` + rollupUpsert() + `
+SELECT (SELECT count(*) FROM upd)`
+
 func applyReprice(ctx context.Context, tx pgx.Tx, changed []repriced, version string) error {
 	for start := 0; start < len(changed); start += updateChunk {
 		chunk := changed[start:min(start+updateChunk, len(changed))]
 		p, e := make([]string, len(chunk)), make([]string, len(chunk))
 		c, cc := make([]int64, len(chunk)), make([]int64, len(chunk))
+		rs, wp := make([]int64, len(chunk)), make([]int64, len(chunk))
 		for i, r := range chunk {
-			p[i], e[i], c[i], cc[i] = r.project, r.id, r.cost, r.cat
+			p[i], e[i], c[i], cc[i], rs[i], wp[i] = r.project, r.id, r.cost, r.cat, r.read, r.premium
 		}
-		tag, err := tx.Exec(ctx, `
-UPDATE events ev SET cost_nano = u.c, catalogue_cost_nano = u.cc, priced = true, price_version = $5
-FROM unnest($1::uuid[], $2::text[], $3::bigint[], $4::bigint[]) AS u(p, e, c, cc)
-WHERE ev.project_id = u.p AND ev.event_id = u.e`, p, e, c, cc, version)
-		if err != nil {
+		var updated int64
+		if err := tx.QueryRow(ctx, repriceSQL, p, e, c, cc, rs, wp, version).Scan(&updated); err != nil {
 			return err
 		}
-		if tag.RowsAffected() != int64(len(chunk)) {
+		if updated != int64(len(chunk)) {
 			// Events deleted meanwhile (a project removed): roll back rather
 			// than report what was not done.
 			return apierr.Unavailablef(nil, "events changed during the re-pricing (%d of %d found); nothing was changed, run it again",
-				tag.RowsAffected(), len(chunk))
+				updated, len(chunk))
 		}
 	}
 	return nil

@@ -38,6 +38,8 @@ const (
 	CatalogueCostNano = "llmcost.catalogue_cost_nano"
 	Priced            = "llmcost.priced"
 	PriceVersion      = "llmcost.price_version"
+	ReadSavingsNano   = "llmcost.read_savings_nano"
+	WritePremiumNano  = "llmcost.write_premium_nano"
 	LatencyMS         = "llmcost.latency_ms"
 	Success           = "llmcost.success"
 	Error             = "llmcost.error"
@@ -99,6 +101,10 @@ func PutEvent(lr plog.LogRecord, ev *event.Event) {
 	a.PutBool(CostProvided, ev.CostProvided)
 	a.PutInt(CatalogueCostNano, ev.CatalogueCostNano)
 	a.PutBool(Priced, ev.Priced)
+	if ev.ReadSavingsNano != 0 || ev.WritePremiumNano != 0 {
+		a.PutInt(ReadSavingsNano, ev.ReadSavingsNano)
+		a.PutInt(WritePremiumNano, ev.WritePremiumNano)
+	}
 	a.PutBool(Success, ev.Success)
 	a.PutBool(Streaming, ev.Streaming)
 	putOptStr(a, PriceVersion, ev.PriceVersion)
@@ -147,6 +153,8 @@ func GetEvent(lr plog.LogRecord) (event.Event, error) {
 	ev.CostProvided = getBool(a, CostProvided)
 	ev.CatalogueCostNano = getInt(a, CatalogueCostNano)
 	ev.Priced = getBool(a, Priced)
+	ev.ReadSavingsNano = getInt(a, ReadSavingsNano)
+	ev.WritePremiumNano = getInt(a, WritePremiumNano)
 	ev.Success = getBool(a, Success)
 	ev.Streaming = getBool(a, Streaming)
 	if v, ok := a.Get(LatencyMS); ok {

@@ -76,3 +76,26 @@ func TestSubscriptionCallsArePricedLikeAny(t *testing.T) {
 		t.Fatalf("%+v", got)
 	}
 }
+
+func TestCacheSavingsAtTheCallsOwnRates(t *testing.T) {
+	// claude-sonnet-4-5: input $3/M, read $0.30/M, 5-minute write $3.75/M,
+	// 1-hour write $6/M. Read savings 6000 × $2.70/M = $0.0162; premium
+	// 1000 × $0.75/M + 1000 × $3/M = $0.00375.
+	ev := call("claude-sonnet-4-5", 10000, 6000, 1000, 1000)
+	ev.CacheWrite1hTokens = 1000
+	got := priced(t, ev)
+	if got.ReadSavingsNano != 16_200_000 || got.WritePremiumNano != 3_750_000 {
+		t.Fatalf("savings %d, premium %d", got.ReadSavingsNano, got.WritePremiumNano)
+	}
+	// A client-sent cost still gets the catalogue's savings.
+	ev.CostNano, ev.CostProvided = 1, true
+	if got := priced(t, ev); got.ReadSavingsNano != 16_200_000 || got.CostNano != 1 {
+		t.Fatalf("client cost: %+v", got)
+	}
+	// An unknown model saves nothing, whatever it was sent with.
+	unknown := call("acme-llm-9000", 10000, 6000, 1000, 1000)
+	unknown.ReadSavingsNano = 99
+	if got := priced(t, unknown); got.ReadSavingsNano != 0 || got.WritePremiumNano != 0 {
+		t.Fatalf("unknown model: %+v", got)
+	}
+}

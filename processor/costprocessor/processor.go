@@ -59,7 +59,10 @@ func (p *costProcessor) processLogs(ctx context.Context, ld plog.Logs) (plog.Log
 	return ld, nil
 }
 
-// price sets cost, catalogue cost, priced and price version on one record.
+// price sets cost, catalogue cost, priced, price version and the cache
+// savings on one record. Savings use the catalogue's rates even when the
+// client sent its own cost: the cache report measures against the
+// catalogue in force when the call was stored.
 func price(cat *pricing.Catalogue, lr plog.LogRecord) {
 	a := lr.Attributes()
 	get := func(key string) int64 {
@@ -71,6 +74,8 @@ func price(cat *pricing.Catalogue, lr plog.LogRecord) {
 	entry, ok := cat.Lookup(model.Str())
 	a.PutBool(semconv.Priced, ok)
 	a.PutStr(semconv.PriceVersion, cat.Version())
+	a.PutInt(semconv.ReadSavingsNano, 0)
+	a.PutInt(semconv.WritePremiumNano, 0)
 	if !ok {
 		a.PutInt(semconv.CatalogueCostNano, -1)
 		if !provided.Bool() {
@@ -78,12 +83,16 @@ func price(cat *pricing.Catalogue, lr plog.LogRecord) {
 		}
 		return
 	}
-	b := entry.Price(pricing.Usage{
+	u := pricing.Usage{
 		Input: get(semconv.InputTokens), Output: get(semconv.OutputTokens),
 		Cached: get(semconv.CachedTokens), CacheWrite: get(semconv.CacheWriteTokens),
 		CacheWrite1h: get(semconv.CacheWrite1h),
-	})
+	}
+	b := entry.Price(u)
+	sv := entry.Savings(u)
 	a.PutInt(semconv.CatalogueCostNano, b.Total)
+	a.PutInt(semconv.ReadSavingsNano, sv.Read)
+	a.PutInt(semconv.WritePremiumNano, sv.WritePremium)
 	if !provided.Bool() {
 		a.PutInt(semconv.CostNano, b.Total)
 	}

@@ -34,7 +34,9 @@ type ingestResult struct {
 // /v1/events/batch of a fresh database on the bench server (rollups
 // maintained by the ingest statement), checks that every stored row equals
 // the generated one (so the bulk loader's rows are ingest's rows), then
-// copies the same rows into the events table of another project alone.
+// copies the same rows into the events table of another project alone, and
+// finally checks that rebuilding that project's rollups gives the rollups
+// ingest maintained.
 func measureIngest(b *testing.B, ds *dataset) ingestResult {
 	ctx := context.Background()
 	const name = "bench_ingest"
@@ -81,6 +83,7 @@ func measureIngest(b *testing.B, ds *dataset) ingestResult {
 		}
 	}
 	r.Copy = float64(len(events)) / time.Since(start).Seconds()
+	checkRollups(b, db, projectID, otherID)
 	return r
 }
 
@@ -148,4 +151,22 @@ func checkStored(b *testing.B, db *postgres.DB, projectID string, sent []event.E
 func sameJSON(a, b []byte) bool {
 	var x, y any
 	return json.Unmarshal(a, &x) == nil && json.Unmarshal(b, &y) == nil && reflect.DeepEqual(x, y)
+}
+
+// checkRollups rebuilds the copied project's rollups as the bulk loader
+// does and compares them with those ingest maintained for the same calls.
+func checkRollups(b *testing.B, db *postgres.DB, ingested, copied string) {
+	ctx := context.Background()
+	if err := db.RebuildRollups(ctx, copied); err != nil {
+		b.Fatal(err)
+	}
+	want, n, err := db.RollupDigest(ctx, ingested)
+	if err != nil {
+		b.Fatal(err)
+	}
+	got, m, err := db.RollupDigest(ctx, copied)
+	if err != nil || got != want || n == 0 {
+		b.Fatalf("rollups rebuilt after COPY (%d rows, %s) differ from ingest's (%d rows, %s): %v", m, got, n, want, err)
+	}
+	fmt.Printf("rollup check: the %d rollup rows rebuilt after COPY equal those ingest maintained\n", n)
 }

@@ -1,0 +1,94 @@
+-- Spend-report rollups (docs/analytics.md). Reports read pre-aggregated rows
+-- instead of scanning events: an hourly and a daily table of the same shape,
+-- maintained in the ingest statement itself, so a 200 already includes the
+-- batch and a duplicate changes nothing.
+
+-- Per-call cache economics, priced with the call's own rates when it is
+-- stored (or re-priced): savings cannot be summed from tokens later because
+-- every model has its own rates.
+ALTER TABLE events
+    ADD COLUMN read_savings_nano  bigint NOT NULL DEFAULT 0,
+    ADD COLUMN write_premium_nano bigint NOT NULL DEFAULT 0;
+
+-- One row per (project, bucket, dimension, key, agent). Dimensions:
+--   agent    key = agent_name, agent_name = ''  (overview, agents, timeseries, cache)
+--   model, billing, user, session, workflow, tool
+--            two rows per call: agent_name = the call's agent (reports
+--            narrowed to one agent) and agent_name = '' (all agents), so an
+--            unfiltered report never sums across agents at read time.
+-- A call without a value for a dimension adds no row for it.
+CREATE TABLE rollup_hour (
+    project_id          uuid NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+    bucket              timestamptz NOT NULL,
+    dim                 text NOT NULL,
+    key                 text NOT NULL,
+    agent_name          text NOT NULL,
+    calls               bigint NOT NULL,
+    input_tokens        bigint NOT NULL,
+    output_tokens       bigint NOT NULL,
+    cached_tokens       bigint NOT NULL,
+    cache_write_tokens  bigint NOT NULL, -- five-minute and one-hour writes
+    total_tokens        bigint NOT NULL,
+    cost_nano           bigint NOT NULL,
+    subscription_nano   bigint NOT NULL, -- cost of calls with billing subscription
+    latency_sum         bigint NOT NULL,
+    latency_count       bigint NOT NULL,
+    success_calls       bigint NOT NULL,
+    unpriced_calls      bigint NOT NULL,
+    read_savings_nano   bigint NOT NULL,
+    write_premium_nano  bigint NOT NULL,
+    events_with_cache   bigint NOT NULL,
+    PRIMARY KEY (project_id, dim, agent_name, bucket, key)
+);
+CREATE TABLE rollup_day (LIKE rollup_hour INCLUDING ALL);
+ALTER TABLE rollup_day ADD FOREIGN KEY (project_id) REFERENCES projects(id) ON DELETE CASCADE;
+
+-- The agent report narrowed to one agent reads its rows by key.
+CREATE INDEX rollup_hour_agent_key_idx ON rollup_hour (project_id, key, bucket) WHERE dim = 'agent';
+CREATE INDEX rollup_day_agent_key_idx ON rollup_day (project_id, key, bucket) WHERE dim = 'agent';
+
+-- llmcost_rebuild_rollups recomputes one project's rollups (every project
+-- when p is NULL) from its events: the upgrade backfill below and
+-- RebuildRollups (after a bulk COPY) run this same SQL. Hours come from
+-- events, days from hours.
+CREATE FUNCTION llmcost_rebuild_rollups(p uuid) RETURNS void LANGUAGE plpgsql AS $fn$
+DECLARE
+    d record;
+BEGIN
+    DELETE FROM rollup_hour WHERE p IS NULL OR project_id = p;
+    DELETE FROM rollup_day WHERE p IS NULL OR project_id = p;
+    FOR d IN SELECT * FROM (VALUES
+        ('agent', 'agent_name', false), ('model', 'model', true), ('billing', 'billing', true),
+        ('user', 'user_id', true), ('session', 'session_id', true), ('workflow', 'workflow', true),
+        ('tool', 'tool_name', true)) AS v(dim, col, per_agent)
+    LOOP
+        EXECUTE format($q$
+            INSERT INTO rollup_hour
+            SELECT project_id, date_trunc('hour', ts, 'UTC'), %1$L, %2$I, a,
+                count(*), sum(input_tokens), sum(output_tokens), sum(cached_tokens),
+                sum(cache_write_tokens + cache_write_1h_tokens), sum(total_tokens), sum(cost_nano),
+                sum(CASE WHEN billing = 'subscription' THEN cost_nano ELSE 0 END),
+                coalesce(sum(latency_ms), 0), count(latency_ms), count(*) FILTER (WHERE success),
+                count(*) FILTER (WHERE NOT priced), sum(read_savings_nano), sum(write_premium_nano),
+                count(*) FILTER (WHERE cached_tokens + cache_write_tokens + cache_write_1h_tokens > 0)
+            FROM events CROSS JOIN LATERAL (
+                SELECT ''::text AS a UNION ALL SELECT agent_name WHERE %3$L) ag
+            WHERE ($1 IS NULL OR project_id = $1) AND %2$I IS NOT NULL
+            GROUP BY 1, 2, 5, %2$I$q$, d.dim, d.col, d.per_agent) USING p;
+    END LOOP;
+    INSERT INTO rollup_day
+    SELECT project_id, date_trunc('day', bucket, 'UTC'), dim, key, agent_name,
+        sum(calls), sum(input_tokens), sum(output_tokens), sum(cached_tokens), sum(cache_write_tokens),
+        sum(total_tokens), sum(cost_nano), sum(subscription_nano), sum(latency_sum), sum(latency_count),
+        sum(success_calls), sum(unpriced_calls), sum(read_savings_nano), sum(write_premium_nano),
+        sum(events_with_cache)
+    FROM rollup_hour
+    WHERE p IS NULL OR project_id = p
+    GROUP BY 1, 2, 3, 4, 5;
+END
+$fn$;
+
+-- Upgrading a database that already holds events: fill the rollups. Older
+-- events get their cache savings computed by the server after migrating
+-- (postgres.BackfillSavings), which also corrects these rows.
+SELECT llmcost_rebuild_rollups(NULL);

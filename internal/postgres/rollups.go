@@ -1,0 +1,75 @@
+package postgres
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Rollups (migration 0005, docs/analytics.md): every stored call adds to
+// rollup_hour and rollup_day rows keyed by (project, dim, agent_name,
+// bucket, key). The statements that change events (ingest, re-pricing)
+// carry a CTE named src with one contribution row per call, shaped by
+// contribution, and rollupUpsert folds it into both tables in the same
+// statement. After a bulk COPY, RebuildRollups recomputes them.
+
+// rollupSums are the summed columns of a rollup row, in table order.
+var rollupSums = []string{"calls", "input_tokens", "output_tokens", "cached_tokens", "cache_write_tokens",
+	"total_tokens", "cost_nano", "subscription_nano", "latency_sum", "latency_count", "success_calls",
+	"unpriced_calls", "read_savings_nano", "write_premium_nano", "events_with_cache"}
+
+// contribution is what one events row (alias e) adds to its rollup rows:
+// the key columns, then one value per rollupSums entry.
+func contribution(e string) string {
+	return strings.NewReplacer("e.", e+".").Replace(`e.project_id, e.ts, e.agent_name, e.model, e.billing,
+    e.user_id, e.session_id, e.workflow, e.tool_name,
+    1::bigint AS calls, e.input_tokens, e.output_tokens, e.cached_tokens,
+    e.cache_write_tokens + e.cache_write_1h_tokens AS cache_write_tokens, e.total_tokens, e.cost_nano,
+    CASE WHEN e.billing = 'subscription' THEN e.cost_nano ELSE 0 END AS subscription_nano,
+    coalesce(e.latency_ms, 0) AS latency_sum, (e.latency_ms IS NOT NULL)::int::bigint AS latency_count,
+    e.success::int::bigint AS success_calls, (NOT e.priced)::int::bigint AS unpriced_calls,
+    e.read_savings_nano, e.write_premium_nano,
+    (e.cached_tokens + e.cache_write_tokens + e.cache_write_1h_tokens > 0)::int::bigint AS events_with_cache`)
+}
+
+// contributionColumns are the events columns contribution reads, for a
+// RETURNING list.
+const contributionColumns = `project_id, ts, agent_name, model, billing, user_id, session_id, workflow, tool_name,
+    input_tokens, output_tokens, cached_tokens, cache_write_tokens, cache_write_1h_tokens, total_tokens, cost_nano,
+    latency_ms, success, priced, read_savings_nano, write_premium_nano`
+
+// rollupUpsert returns the CTEs (after a leading comma) that fold the src
+// CTE into rollup_hour (rh) and rollup_day (rd). The agent dimension gets
+// one row per call under the empty agent name; every other dimension two,
+// one under the call's agent and one under the empty name (all agents); a
+// NULL key adds nothing.
+// Rows are upserted in primary-key order so concurrent batches lock them
+// in the same order and cannot deadlock.
+func rollupUpsert() string {
+	sums := make([]string, len(rollupSums))
+	sets := make([]string, len(rollupSums))
+	for i, c := range rollupSums {
+		sums[i] = fmt.Sprintf("sum(%s)", c)
+		sets[i] = fmt.Sprintf("%s = %%[1]s.%s + excluded.%s", c, c, c)
+	}
+	grain := func(table, unit string) string {
+		return fmt.Sprintf(`
+  INSERT INTO %[1]s (project_id, bucket, dim, key, agent_name, `+strings.Join(rollupSums, ", ")+`)
+  SELECT project_id, date_trunc('%[2]s', ts, 'UTC'), dim, key, agent, `+strings.Join(sums, ", ")+`
+  FROM rk GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 3, 5, 2, 4
+  ON CONFLICT (project_id, dim, agent_name, bucket, key) DO UPDATE SET `+strings.Join(sets, ", ")+`
+  RETURNING 1`, table, unit)
+	}
+	return `, rk AS (
+  SELECT s.*, d.dim, d.key, d.agent
+  FROM src s CROSS JOIN LATERAL (VALUES ('agent', s.agent_name, ''),
+    ('model', s.model, s.agent_name), ('model', s.model, ''),
+    ('billing', s.billing, s.agent_name), ('billing', s.billing, ''),
+    ('user', s.user_id, s.agent_name), ('user', s.user_id, ''),
+    ('session', s.session_id, s.agent_name), ('session', s.session_id, ''),
+    ('workflow', s.workflow, s.agent_name), ('workflow', s.workflow, ''),
+    ('tool', s.tool_name, s.agent_name), ('tool', s.tool_name, '')) AS d(dim, key, agent)
+  WHERE d.key IS NOT NULL
+), rh AS (` + grain("rollup_hour", "hour") + `
+), rd AS (` + grain("rollup_day", "day") + `
+)`
+}
