@@ -87,7 +87,7 @@ func (g *dayGen) session(s int) session {
 // run appends one run of n calls of session s.
 func (g *dayGen) run(s, run, n int) {
 	sess := g.session(s)
-	trace := fmt.Sprintf("tr-%02d-%06d", g.day, run)
+	trace := TraceID(g.day, run)
 	workflow, steps := "", []string(nil)
 	if g.rng.IntN(20) != 0 { // one run in twenty declares no workflow
 		w := (sess.agent*3 + g.rng.IntN(3)) % g.spec.Workflows

@@ -122,3 +122,6 @@ func UserID(u int) string { return fmt.Sprintf("user-%04d", u) }
 
 // SessionID is session s's id.
 func SessionID(s int) string { return fmt.Sprintf("sess-%05d", s) }
+
+// TraceID is the trace id of run r of day slot d.
+func TraceID(d, r int) string { return fmt.Sprintf("tr-%02d-%06d", d, r) }

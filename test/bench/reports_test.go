@@ -108,6 +108,14 @@ func percentile(sorted []time.Duration, p int) time.Duration {
 	return sorted[max(i, 0)]
 }
 
+// timeTraceDetail times one run's trace detail (issue 10; no range): p50
+// and p95, or served false when the build has no such endpoint.
+func timeTraceDetail(b *testing.B, srv *llmcost, key, traceID string) timing {
+	t := timing{name: "traces/{trace_id}", p50: map[string]time.Duration{}, p95: map[string]time.Duration{}}
+	t.p50[""], t.p95[""], t.served = timeOne(b, srv, key, "/v1/analytics/traces/"+url.PathEscape(traceID))
+	return t
+}
+
 // printTimings writes the timings as a Markdown table, p50 / p95 in ms.
 func printTimings(ts []timing) {
 	fmt.Printf("\n| Report | %s |\n|---|%s\n", strings.Join(ranges, " p50 / p95 (ms) | ")+" p50 / p95 (ms)",
