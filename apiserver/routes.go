@@ -58,4 +58,12 @@ func (s *Server) routes(r *mux.Router) {
 	v1.HandleFunc("/projects/{project_id}/invitations/accept", s.acceptInvitation).Methods("POST")
 	v1.HandleFunc("/projects/{project_id}/invitations/decline", s.declineInvitation).Methods("POST")
 	v1.HandleFunc("/projects/{project_id}/leave", s.leaveProject).Methods("POST")
+
+	v1.HandleFunc("/analytics/overview", analyticsHandler(s, s.analyticsOverview)).Methods("GET")
+	v1.HandleFunc("/analytics/agents", analyticsHandler(s, s.analyticsAgents)).Methods("GET")
+	v1.HandleFunc("/analytics/models", analyticsHandler(s, s.analyticsModels)).Methods("GET")
+	v1.HandleFunc("/analytics/timeseries", analyticsHandler(s, s.analyticsTimeseries)).Methods("GET")
+	v1.HandleFunc("/analytics/full", analyticsHandler(s, s.analyticsFull)).Methods("GET")
+	v1.HandleFunc("/analytics/by/{dimension}", analyticsHandler(s, s.analyticsBy)).Methods("GET")
+	v1.HandleFunc("/analytics/cache", analyticsHandler(s, s.analyticsCache)).Methods("GET")
 }

@@ -1,0 +1,81 @@
+package analytics
+
+import "time"
+
+// Span is a half-open time interval [Start, End); empty when End ≤ Start.
+type Span struct{ Start, End time.Time }
+
+// Empty reports whether the span holds no instant.
+func (s Span) Empty() bool { return !s.End.After(s.Start) }
+
+// Window is a report's interval [now − range, now).
+func Window(r Range, now time.Time) Span {
+	now = now.UTC()
+	return Span{Start: now.Add(-r.Duration()), End: now}
+}
+
+// Grain is the coarsest rollup a read may use.
+type Grain int
+
+// Grains, finest first.
+const (
+	Raw  Grain = iota // events only
+	Hour              // hourly rollups, raw partial hours at the edges
+	Day               // daily rollups where whole UTC days fit
+)
+
+// Segments decompose a window into parts each read from one source. Their
+// union is exactly the window and they do not overlap, so sums over them
+// are exact. Unused parts are empty spans.
+type Segments struct {
+	RawHead, HourHead, Days, HourTail, RawTail Span
+}
+
+// Decompose splits w for a read whose coarsest source is g: the partial
+// hour at the start from raw events, whole hours up to the first day
+// boundary from hourly rollups, whole days from daily rollups, whole hours
+// after the last day boundary from hourly rollups, and the partial hour at
+// the end from raw events. Boundaries are UTC.
+func Decompose(w Span, g Grain) Segments {
+	if g == Raw || w.Empty() {
+		return Segments{RawHead: w}
+	}
+	h1, h2 := ceil(w.Start, time.Hour), w.End.Truncate(time.Hour)
+	if !h1.Before(h2) {
+		return Segments{RawHead: w}
+	}
+	s := Segments{RawHead: Span{w.Start, h1}, RawTail: Span{h2, w.End}}
+	if g == Hour {
+		s.HourHead = Span{h1, h2}
+		return s
+	}
+	d1, d2 := ceil(h1, 24*time.Hour), h2.Truncate(24*time.Hour)
+	if !d1.Before(d2) {
+		s.HourHead = Span{h1, h2}
+		return s
+	}
+	s.HourHead, s.Days, s.HourTail = Span{h1, d1}, Span{d1, d2}, Span{d2, h2}
+	return s
+}
+
+// ceil rounds t up to a multiple of d since the Unix epoch (UTC-aligned for
+// hours and days, which have no leap seconds in Go's time).
+func ceil(t time.Time, d time.Duration) time.Time {
+	f := t.Truncate(d)
+	if f.Equal(t) {
+		return f
+	}
+	return f.Add(d)
+}
+
+// Buckets are the time-series bucket starts of w for r: from the bucket
+// holding the window's start to the bucket holding its end (now), aligned
+// to UTC multiples of the width, oldest first. The first and the last may
+// be partial.
+func Buckets(w Span, width time.Duration) []time.Time {
+	var out []time.Time
+	for t := w.Start.Truncate(width); !t.After(w.End); t = t.Add(width) {
+		out = append(out, t.UTC())
+	}
+	return out
+}

@@ -1,0 +1,159 @@
+package postgres
+
+import (
+	"context"
+	"embed"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/llmcost/llmcost/internal/analytics"
+	"github.com/llmcost/llmcost/internal/apierr"
+)
+
+//go:embed queries/*.sql
+var queryFS embed.FS
+
+func mustQuery(name string) string {
+	b, err := queryFS.ReadFile("queries/" + name)
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}
+
+// rawKeys is the events column of each dimension, for the raw edges.
+var rawKeys = map[string]string{"agent": "e.agent_name", "model": "e.model", "billing": "e.billing",
+	"user": "e.user_id", "session": "e.session_id", "workflow": "e.workflow", "tool": "e.tool_name"}
+
+// sumList is the SUMS of a report query, in analytics.Sums field order.
+var sumList = func() string {
+	out := make([]string, len(rollupSums))
+	for i, c := range rollupSums {
+		out[i] = fmt.Sprintf("sum(%s)::bigint", c)
+	}
+	return strings.Join(out, ", ")
+}()
+
+// windowSQL builds a report query: the window CTE for dim and filter
+// followed by the grouping of report (by_key.sql or by_bucket.sql). The
+// texts are few and fixed, so pgx caches one prepared statement each.
+func windowSQL(report, dim string, filtered bool) string {
+	rollupAgent, rawAgent := "agent_name = $3", "$3::text = ''"
+	if filtered {
+		rawAgent = "e.agent_name = $3"
+		if dim == "agent" {
+			rollupAgent = "agent_name = '' AND key = $3"
+		}
+	}
+	r := strings.NewReplacer("{{ROLLUP_AGENT}}", rollupAgent, "{{RAW_KEY}}", rawKeys[dim],
+		"{{RAW_AGENT}}", rawAgent, "{{SUMS}}", sumList)
+	return r.Replace(mustQuery("window.sql") + mustQuery(report))
+}
+
+// WindowQuery is one report read over a decomposed window.
+type WindowQuery struct {
+	ProjectID string
+	// Dim is agent, model, billing, user, session, workflow or tool.
+	Dim string
+	// AgentName narrows the read to one agent's calls ("" for all).
+	AgentName string
+	Segments  analytics.Segments
+	// BucketWidth > 0 groups by time bucket instead of by key.
+	BucketWidth time.Duration
+	// Limit caps a by-key read after sorting (0: every key).
+	Limit int
+}
+
+// WindowResult is what one WindowQuery read.
+type WindowResult struct {
+	// Keys are sorted by cost descending then key; AllCostNano is the cost
+	// of every key, the limit notwithstanding.
+	Keys        []analytics.Keyed
+	AllCostNano int64
+	// Points are the non-empty buckets, unordered.
+	Points []analytics.Point
+}
+
+// ReadWindows runs report reads in one REPEATABLE READ read-only
+// transaction, so several reports of one response (/full) see the same
+// data.
+func (db *DB) ReadWindows(ctx context.Context, qs ...WindowQuery) ([]WindowResult, error) {
+	for _, q := range qs {
+		if _, ok := rawKeys[q.Dim]; !ok {
+			return nil, apierr.Newf(apierr.NotFound, "no analytics dimension %q", q.Dim)
+		}
+	}
+	out := make([]WindowResult, len(qs))
+	run := func(q rowsQuerier) error {
+		for i, wq := range qs {
+			res, err := readWindow(ctx, q, wq)
+			if err != nil {
+				return err
+			}
+			out[i] = res
+		}
+		return nil
+	}
+	var err error
+	if len(qs) == 1 {
+		err = run(db.Pool) // one statement is one snapshot: no transaction needed
+	} else {
+		err = pgx.BeginTxFunc(ctx, db.Pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly},
+			func(tx pgx.Tx) error { return run(tx) })
+	}
+	if err != nil {
+		return nil, translate(err, "analytics")
+	}
+	return out, nil
+}
+
+// rowsQuerier is a pool or a transaction.
+type rowsQuerier interface {
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+}
+
+func readWindow(ctx context.Context, tx rowsQuerier, q WindowQuery) (WindowResult, error) {
+	s := q.Segments
+	args := []any{q.ProjectID, q.Dim, q.AgentName, s.HourHead.Start, s.HourHead.End, s.HourTail.Start,
+		s.HourTail.End, s.Days.Start, s.Days.End, s.RawHead.Start, s.RawHead.End, s.RawTail.Start, s.RawTail.End}
+	var res WindowResult
+	if q.BucketWidth > 0 {
+		rows, err := tx.Query(ctx, windowSQL("by_bucket.sql", q.Dim, q.AgentName != ""),
+			append(args, q.BucketWidth.Seconds())...)
+		if err != nil {
+			return res, err
+		}
+		res.Points, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (analytics.Point, error) {
+			var p analytics.Point
+			err := r.Scan(append([]any{&p.Bucket}, sumDest(&p.Sums)...)...)
+			p.Bucket = p.Bucket.UTC()
+			return p, err
+		})
+		return res, err
+	}
+	var limit *int64
+	if q.Limit > 0 {
+		l := int64(q.Limit)
+		limit = &l
+	}
+	rows, err := tx.Query(ctx, windowSQL("by_key.sql", q.Dim, q.AgentName != ""), append(args, limit)...)
+	if err != nil {
+		return res, err
+	}
+	res.Keys, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (analytics.Keyed, error) {
+		var k analytics.Keyed
+		err := r.Scan(append(append([]any{&k.Key}, sumDest(&k.Sums)...), &res.AllCostNano)...)
+		return k, err
+	})
+	return res, err
+}
+
+// sumDest are scan destinations in rollupSums order.
+func sumDest(s *analytics.Sums) []any {
+	return []any{&s.Calls, &s.InputTokens, &s.OutputTokens, &s.CachedTokens, &s.CacheWriteTokens,
+		&s.TotalTokens, &s.CostNano, &s.SubscriptionNano, &s.LatencySum, &s.LatencyCount, &s.SuccessCalls,
+		&s.UnpricedCalls, &s.ReadSavingsNano, &s.WritePremiumNano, &s.EventsWithCache}
+}

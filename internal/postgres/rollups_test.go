@@ -1,0 +1,208 @@
+package postgres_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/llmcost/llmcost/internal/analytics"
+	"github.com/llmcost/llmcost/internal/event"
+	"github.com/llmcost/llmcost/internal/postgres"
+)
+
+// rollupKey identifies one rollup row.
+type rollupKey struct {
+	Grain, Bucket, Dim, Key, Agent string
+}
+
+// randomEvents are calls spread over three days, with every optional
+// dimension sometimes absent, and event ids drawn from a small pool so
+// batches repeat each other.
+func randomEvents(rng *rand.Rand, project string, n int, t0 time.Time) []event.Event {
+	pick := func(vals ...string) string { return vals[rng.IntN(len(vals))] }
+	out := make([]event.Event, n)
+	for i := range out {
+		in := rng.Int64N(5000)
+		cached := rng.Int64N(in/2 + 1)
+		e := event.Event{ProjectID: project, EventID: fmt.Sprintf("e%d", rng.IntN(400)),
+			AgentName: pick("a1", "a2", "a3"), Model: pick("m1", "m2"), InputTokens: in, OutputTokens: rng.Int64N(900),
+			CachedTokens: cached, CacheWriteTokens: rng.Int64N(2) * 7, CacheWrite1hTokens: rng.Int64N(2) * 3,
+			CostNano: rng.Int64N(1_000_000), Priced: rng.IntN(5) > 0, Success: rng.IntN(4) > 0,
+			ReadSavingsNano: rng.Int64N(1000), WritePremiumNano: rng.Int64N(100),
+			Timestamp: t0.Add(time.Duration(rng.Int64N(int64(72 * time.Hour)))), Source: "batch",
+			Billing: pick("api", "subscription", ""), UserID: pick("", "u1", "u2"), SessionID: pick("", "s1"),
+			Workflow: pick("", "w1", "w2"), ToolName: pick("", "t1")}
+		e.TotalTokens = e.InputTokens + e.OutputTokens
+		if rng.IntN(3) > 0 {
+			l := rng.Int64N(3000)
+			e.LatencyMS = &l
+		}
+		out[i] = e
+	}
+	return out
+}
+
+// expectRollups computes the rollup rows from the stored events in Go,
+// independently of the SQL that maintains them.
+func expectRollups(events map[string]event.Event) map[rollupKey]analytics.Sums {
+	out := map[rollupKey]analytics.Sums{}
+	for _, e := range events {
+		s := analytics.Sums{Calls: 1, InputTokens: e.InputTokens, OutputTokens: e.OutputTokens,
+			CachedTokens: e.CachedTokens, CacheWriteTokens: e.CacheWriteTokens + e.CacheWrite1hTokens,
+			TotalTokens: e.TotalTokens, CostNano: e.CostNano, ReadSavingsNano: e.ReadSavingsNano,
+			WritePremiumNano: e.WritePremiumNano}
+		billing := e.Billing
+		if billing == "" {
+			billing = "api"
+		}
+		if billing == "subscription" {
+			s.SubscriptionNano = e.CostNano
+		}
+		if e.LatencyMS != nil {
+			s.LatencySum, s.LatencyCount = *e.LatencyMS, 1
+		}
+		if e.Success {
+			s.SuccessCalls = 1
+		}
+		if !e.Priced {
+			s.UnpricedCalls = 1
+		}
+		if e.CachedTokens+e.CacheWriteTokens+e.CacheWrite1hTokens > 0 {
+			s.EventsWithCache = 1
+		}
+		add := func(dim, key, agent string) {
+			if key == "" {
+				return
+			}
+			for grain, width := range map[string]time.Duration{"hour": time.Hour, "day": 24 * time.Hour} {
+				k := rollupKey{grain, e.Timestamp.Truncate(width).UTC().Format(time.RFC3339), dim, key, agent}
+				v := out[k]
+				v.Add(s)
+				out[k] = v
+			}
+		}
+		add("agent", e.AgentName, "")
+		for dim, key := range map[string]string{"model": e.Model, "billing": billing, "user": e.UserID,
+			"session": e.SessionID, "workflow": e.Workflow, "tool": e.ToolName} {
+			add(dim, key, e.AgentName)
+			add(dim, key, "")
+		}
+	}
+	return out
+}
+
+func readRollups(t *testing.T, db *postgres.DB, project string) map[rollupKey]analytics.Sums {
+	t.Helper()
+	out := map[rollupKey]analytics.Sums{}
+	for _, grain := range []string{"hour", "day"} {
+		rows, err := db.Pool.Query(context.Background(), `SELECT bucket, dim, key, agent_name, calls, input_tokens,
+  output_tokens, cached_tokens, cache_write_tokens, total_tokens, cost_nano, subscription_nano, latency_sum,
+  latency_count, success_calls, unpriced_calls, read_savings_nano, write_premium_nano, events_with_cache
+FROM rollup_`+grain+` WHERE project_id = $1`, project)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for rows.Next() {
+			var k rollupKey
+			var b time.Time
+			var s analytics.Sums
+			if err := rows.Scan(&b, &k.Dim, &k.Key, &k.Agent, &s.Calls, &s.InputTokens, &s.OutputTokens,
+				&s.CachedTokens, &s.CacheWriteTokens, &s.TotalTokens, &s.CostNano, &s.SubscriptionNano,
+				&s.LatencySum, &s.LatencyCount, &s.SuccessCalls, &s.UnpricedCalls, &s.ReadSavingsNano,
+				&s.WritePremiumNano, &s.EventsWithCache); err != nil {
+				t.Fatal(err)
+			}
+			k.Grain, k.Bucket = grain, b.UTC().Format(time.RFC3339)
+			out[k] = s
+		}
+		if rows.Err() != nil {
+			t.Fatal(rows.Err())
+		}
+	}
+	return out
+}
+
+func compareRollups(t *testing.T, when string, got, want map[rollupKey]analytics.Sums) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Errorf("%s: %d rollup rows, want %d", when, len(got), len(want))
+	}
+	for k, w := range want {
+		if g := got[k]; !reflect.DeepEqual(g, w) {
+			t.Fatalf("%s: %+v\n got %+v\nwant %+v", when, k, g, w)
+		}
+	}
+}
+
+// TestRollupsEqualTheEvents sends random batches that overlap each other
+// (duplicates within and across batches, first copy wins), concurrently in
+// pairs, and checks every rollup row against a Go sum over the events
+// the first copies stored; then RebuildRollups must reproduce them.
+func TestRollupsEqualTheEvents(t *testing.T) {
+	db := openDB(t)
+	ctx := context.Background()
+	p, other := newProject(t, db), newProject(t, db)
+	rng := rand.New(rand.NewPCG(9, 9))
+	t0 := time.Date(2026, 5, 30, 22, 0, 0, 0, time.UTC)
+	kept := map[string]event.Event{}
+	for round := 0; round < 6; round++ {
+		a, b := randomEvents(rng, p, 150, t0), randomEvents(rng, other, 50, t0)
+		errs := make(chan error, 2)
+		go func() { _, err := db.Write(ctx, a, nil); errs <- err }()
+		go func() { _, err := db.Write(ctx, b, nil); errs <- err }()
+		for range 2 {
+			if err := <-errs; err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, e := range a {
+			if _, dup := kept[e.EventID]; !dup {
+				kept[e.EventID] = e
+			}
+		}
+	}
+	want := expectRollups(kept)
+	compareRollups(t, "after ingest", readRollups(t, db, p), want)
+	if _, err := db.Pool.Exec(ctx, `DELETE FROM rollup_day WHERE project_id = $1`, p); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.RebuildRollups(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	compareRollups(t, "after RebuildRollups", readRollups(t, db, p), want)
+	if len(readRollups(t, db, other)) == 0 {
+		t.Fatal("the rebuild of one project removed another's rollups")
+	}
+}
+
+// TestRepriceKeepsRollupsEqualToEvents re-prices stored calls (unknown
+// models becoming known, stale prices, cache savings) and checks the
+// rollups against a Go sum over the events as they are afterwards.
+func TestRepriceKeepsRollupsEqualToEvents(t *testing.T) {
+	db := openDB(t)
+	ctx := context.Background()
+	p := newProject(t, db)
+	t0 := time.Date(2026, 7, 1, 0, 0, 0, 0, time.UTC)
+	sub := func(e *event.Event) { e.Billing, e.UserID = "subscription", "u1" }
+	cache := func(e *event.Event) { e.CachedTokens, e.CacheWriteTokens, e.Priced, e.CostNano = 600, 100, true, 1 }
+	if _, err := db.Write(ctx, []event.Event{
+		stored(p, "unknown", "acme-llm-9000", t0.Add(time.Hour), 1000, 500, nil),
+		stored(p, "unknown-sub", "acme-llm-9000", t0.Add(26*time.Hour), 1000, 500, sub),
+		stored(p, "cached", "claude-sonnet-4-5", t0.Add(2*time.Hour), 1000, 100, cache),
+		stored(p, "still-unknown", "mystery-1", t0.Add(time.Hour), 1000, 500, nil),
+	}, nil); err != nil {
+		t.Fatal(err)
+	}
+	res, err := db.Reprice(ctx, acmeCatalogue(), postgres.RepriceFilter{Start: t0, End: t0.Add(48 * time.Hour)}, false)
+	if err != nil || res.Events != 3 {
+		t.Fatalf("reprice: %+v %v", res, err)
+	}
+	events := byID(t, db, p)
+	if e := events["cached"]; e.ReadSavingsNano != 1_620_000 || e.WritePremiumNano != 75_000 {
+		t.Fatalf("savings after re-pricing: %+v", e)
+	}
+	compareRollups(t, "after reprice", readRollups(t, db, p), expectRollups(events))
+}
