@@ -56,11 +56,15 @@ func (s *Server) parseReport(r *http.Request, allowed []analytics.Range) (report
 }
 
 // byKey reads dim's sums per key over the whole window: raw events for
-// the 1h range, rollups otherwise.
+// the 1h range, rollups otherwise (weekly ones for users, the dimension
+// with many keys on every day).
 func (rp report) byKey(dim string, limit int) postgres.WindowQuery {
 	grain := analytics.Day
-	if rp.rng == analytics.Range1h {
+	switch {
+	case rp.rng == analytics.Range1h:
 		grain = analytics.Raw
+	case dim == "user":
+		grain = analytics.Week
 	}
 	return postgres.WindowQuery{ProjectID: rp.project, Dim: dim, AgentName: rp.agent,
 		Segments: analytics.Decompose(rp.window, grain), Limit: limit}

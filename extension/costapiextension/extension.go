@@ -77,6 +77,12 @@ func (e *Extension) Start(ctx context.Context, host component.Host) error {
 		return e.abort(fmt.Errorf("migrations: %w", err))
 	}
 	log.Info("database ready", zap.Int("migrations_applied", applied))
+	// Events stored before the cache-savings columns get theirs (once).
+	if n, err := db.BackfillSavings(ctx); err != nil {
+		return e.abort(fmt.Errorf("cache savings backfill: %w", err))
+	} else if n > 0 {
+		log.Info("cache savings computed for older events", zap.Int64("events", n))
+	}
 	e.startPricing(ctx)
 
 	e.api = apiserver.New(apiserver.Deps{

@@ -84,6 +84,20 @@ func TestDecompose(t *testing.T) {
 				Days:     span("2026-03-01T00:00:00Z", "2026-03-08T00:00:00Z"),
 				HourTail: span("2026-03-08T00:00:00Z", "2026-03-08T00:00:00Z"),
 				RawTail:  span("2026-03-08T00:00:00Z", "2026-03-08T00:00:00Z")}},
+		{"90d with weeks", span("2026-01-01T10:07:30Z", "2026-04-01T10:07:30Z"), Week,
+			Segments{RawHead: span("2026-01-01T10:07:30Z", "2026-01-01T11:00:00Z"),
+				HourHead: span("2026-01-01T11:00:00Z", "2026-01-02T00:00:00Z"),
+				Days:     span("2026-01-02T00:00:00Z", "2026-01-05T00:00:00Z"), // 2026-01-05 is a Monday
+				Weeks:    span("2026-01-05T00:00:00Z", "2026-03-30T00:00:00Z"),
+				DaysTail: span("2026-03-30T00:00:00Z", "2026-04-01T00:00:00Z"),
+				HourTail: span("2026-04-01T00:00:00Z", "2026-04-01T10:00:00Z"),
+				RawTail:  span("2026-04-01T10:00:00Z", "2026-04-01T10:07:30Z")}},
+		{"7d too short for a whole week", span("2026-03-01T10:07:30Z", "2026-03-08T10:07:30Z"), Week,
+			Segments{RawHead: span("2026-03-01T10:07:30Z", "2026-03-01T11:00:00Z"),
+				HourHead: span("2026-03-01T11:00:00Z", "2026-03-02T00:00:00Z"),
+				Days:     span("2026-03-02T00:00:00Z", "2026-03-08T00:00:00Z"),
+				HourTail: span("2026-03-08T00:00:00Z", "2026-03-08T10:00:00Z"),
+				RawTail:  span("2026-03-08T10:00:00Z", "2026-03-08T10:07:30Z")}},
 		{"empty", zero, Day, Segments{}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -93,7 +107,7 @@ func TestDecompose(t *testing.T) {
 			}
 			// The parts tile the window.
 			var total time.Duration
-			for _, s := range []Span{got.RawHead, got.HourHead, got.Days, got.HourTail, got.RawTail} {
+			for _, s := range []Span{got.RawHead, got.HourHead, got.Days, got.Weeks, got.DaysTail, got.HourTail, got.RawTail} {
 				if !s.Empty() {
 					total += s.End.Sub(s.Start)
 				}

@@ -22,20 +22,27 @@ const (
 	Raw  Grain = iota // events only
 	Hour              // hourly rollups, raw partial hours at the edges
 	Day               // daily rollups where whole UTC days fit
+	Week              // weekly rollups (Monday-aligned 7-day blocks) where whole weeks fit
 )
+
+// WeekWidth is the block of weekly rollups: seven days from a UTC Monday
+// midnight (Go's zero time and 2000-01-03 are both Mondays).
+const WeekWidth = 7 * 24 * time.Hour
 
 // Segments decompose a window into parts each read from one source. Their
 // union is exactly the window and they do not overlap, so sums over them
 // are exact. Unused parts are empty spans.
 type Segments struct {
-	RawHead, HourHead, Days, HourTail, RawTail Span
+	RawHead, HourHead, Days, Weeks, DaysTail, HourTail, RawTail Span
 }
 
 // Decompose splits w for a read whose coarsest source is g: the partial
 // hour at the start from raw events, whole hours up to the first day
-// boundary from hourly rollups, whole days from daily rollups, whole hours
-// after the last day boundary from hourly rollups, and the partial hour at
-// the end from raw events. Boundaries are UTC.
+// boundary from hourly rollups, whole days from daily rollups (with g
+// Week: whole weeks from weekly rollups and the days on either side from
+// daily ones), whole hours after the last day boundary from hourly
+// rollups, and the partial hour at the end from raw events. Boundaries are
+// UTC.
 func Decompose(w Span, g Grain) Segments {
 	if g == Raw || w.Empty() {
 		return Segments{RawHead: w}
@@ -55,6 +62,13 @@ func Decompose(w Span, g Grain) Segments {
 		return s
 	}
 	s.HourHead, s.Days, s.HourTail = Span{h1, d1}, Span{d1, d2}, Span{d2, h2}
+	if g == Day {
+		return s
+	}
+	w1, w2 := ceil(d1, WeekWidth), d2.Truncate(WeekWidth)
+	if w1.Before(w2) {
+		s.Days, s.Weeks, s.DaysTail = Span{d1, w1}, Span{w1, w2}, Span{w2, d2}
+	}
 	return s
 }
 

@@ -115,10 +115,37 @@ type rowsQuerier interface {
 	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
 }
 
-func readWindow(ctx context.Context, tx rowsQuerier, q WindowQuery) (WindowResult, error) {
+// perAgentDaily are the dimensions whose per-agent rows are daily only.
+var perAgentDaily = map[string]bool{"user": true, "session": true}
+
+// segmentsFor moves the hourly parts of a window to the raw parts when the
+// read has no hourly rollups: a user or session report narrowed to one
+// agent reads that agent's edge hours from events.
+//
+// Only the user dimension has weekly rows: for any other, whole weeks are
+// read as days.
+func segmentsFor(q WindowQuery) analytics.Segments {
 	s := q.Segments
+	if q.Dim != "user" && !s.Weeks.Empty() {
+		s.Days.End, s.Weeks, s.DaysTail = s.DaysTail.End, analytics.Span{}, analytics.Span{}
+	}
+	if q.AgentName == "" || !perAgentDaily[q.Dim] {
+		return s
+	}
+	if !s.HourHead.Empty() {
+		s.RawHead.End, s.HourHead = s.HourHead.End, analytics.Span{}
+	}
+	if !s.HourTail.Empty() {
+		s.RawTail.Start, s.HourTail = s.HourTail.Start, analytics.Span{}
+	}
+	return s
+}
+
+func readWindow(ctx context.Context, tx rowsQuerier, q WindowQuery) (WindowResult, error) {
+	s := segmentsFor(q)
 	args := []any{q.ProjectID, q.Dim, q.AgentName, s.HourHead.Start, s.HourHead.End, s.HourTail.Start,
-		s.HourTail.End, s.Days.Start, s.Days.End, s.RawHead.Start, s.RawHead.End, s.RawTail.Start, s.RawTail.End}
+		s.HourTail.End, s.Days.Start, s.Days.End, s.RawHead.Start, s.RawHead.End, s.RawTail.Start, s.RawTail.End,
+		s.DaysTail.Start, s.DaysTail.End, s.Weeks.Start, s.Weeks.End}
 	var res WindowResult
 	if q.BucketWidth > 0 {
 		rows, err := tx.Query(ctx, windowSQL("by_bucket.sql", q.Dim, q.AgentName != ""),

@@ -37,11 +37,19 @@ const contributionColumns = `project_id, ts, agent_name, model, billing, user_id
     input_tokens, output_tokens, cached_tokens, cache_write_tokens, cache_write_1h_tokens, total_tokens, cost_nano,
     latency_ms, success, priced, read_savings_nano, write_premium_nano`
 
+// weekBucket is the start of the Monday-aligned seven-day block of ts,
+// the grid of analytics.WeekWidth.
+const weekBucket = "date_bin('7 days', ts, timestamptz '2000-01-03 00:00:00+00')"
+
 // rollupUpsert returns the CTEs (after a leading comma) that fold the src
-// CTE into rollup_hour (rh) and rollup_day (rd). The agent dimension gets
+// CTE into rollup_hour (rh), rollup_day (rd) and, for the user dimension,
+// rollup_week (rw). The agent dimension gets
 // one row per call under the empty agent name; every other dimension two,
 // one under the call's agent and one under the empty name (all agents); a
-// NULL key adds nothing.
+// NULL key adds nothing. User and session, the dimensions with many
+// keys, keep their per-agent rows daily only: an hourly row per user and
+// agent would be about one row per call, and a report narrowed to one agent
+// reads that agent's few edge-hour calls raw instead (perAgentDaily).
 // Rows are upserted in primary-key order so concurrent batches lock them
 // in the same order and cannot deadlock.
 func rollupUpsert() string {
@@ -51,25 +59,26 @@ func rollupUpsert() string {
 		sums[i] = fmt.Sprintf("sum(%s)", c)
 		sets[i] = fmt.Sprintf("%s = %%[1]s.%s + excluded.%s", c, c, c)
 	}
-	grain := func(table, unit string) string {
+	grain := func(table, bucket, where string) string {
 		return fmt.Sprintf(`
   INSERT INTO %[1]s (project_id, bucket, dim, key, agent_name, `+strings.Join(rollupSums, ", ")+`)
-  SELECT project_id, date_trunc('%[2]s', ts, 'UTC'), dim, key, agent, `+strings.Join(sums, ", ")+`
-  FROM rk GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 3, 5, 2, 4
+  SELECT project_id, %[2]s, dim, key, agent, `+strings.Join(sums, ", ")+`
+  FROM rk `+where+` GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 3, 5, 2, 4
   ON CONFLICT (project_id, dim, agent_name, bucket, key) DO UPDATE SET `+strings.Join(sets, ", ")+`
-  RETURNING 1`, table, unit)
+  RETURNING 1`, table, bucket)
 	}
 	return `, rk AS (
-  SELECT s.*, d.dim, d.key, d.agent
-  FROM src s CROSS JOIN LATERAL (VALUES ('agent', s.agent_name, ''),
-    ('model', s.model, s.agent_name), ('model', s.model, ''),
-    ('billing', s.billing, s.agent_name), ('billing', s.billing, ''),
-    ('user', s.user_id, s.agent_name), ('user', s.user_id, ''),
-    ('session', s.session_id, s.agent_name), ('session', s.session_id, ''),
-    ('workflow', s.workflow, s.agent_name), ('workflow', s.workflow, ''),
-    ('tool', s.tool_name, s.agent_name), ('tool', s.tool_name, '')) AS d(dim, key, agent)
+  SELECT s.*, d.dim, d.key, d.agent, d.hourly
+  FROM src s CROSS JOIN LATERAL (VALUES ('agent', s.agent_name, '', true),
+    ('model', s.model, s.agent_name, true), ('model', s.model, '', true),
+    ('billing', s.billing, s.agent_name, true), ('billing', s.billing, '', true),
+    ('user', s.user_id, s.agent_name, false), ('user', s.user_id, '', true),
+    ('session', s.session_id, s.agent_name, false), ('session', s.session_id, '', true),
+    ('workflow', s.workflow, s.agent_name, true), ('workflow', s.workflow, '', true),
+    ('tool', s.tool_name, s.agent_name, true), ('tool', s.tool_name, '', true)) AS d(dim, key, agent, hourly)
   WHERE d.key IS NOT NULL
-), rh AS (` + grain("rollup_hour", "hour") + `
-), rd AS (` + grain("rollup_day", "day") + `
+), rh AS (` + grain("rollup_hour", "date_trunc('hour', ts, 'UTC')", "WHERE hourly") + `
+), rd AS (` + grain("rollup_day", "date_trunc('day', ts, 'UTC')", "") + `
+), rw AS (` + grain("rollup_week", weekBucket, "WHERE dim = 'user'") + `
 )`
 }

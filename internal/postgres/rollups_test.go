@@ -77,7 +77,13 @@ func expectRollups(events map[string]event.Event) map[rollupKey]analytics.Sums {
 			if key == "" {
 				return
 			}
-			for grain, width := range map[string]time.Duration{"hour": time.Hour, "day": 24 * time.Hour} {
+			for grain, width := range map[string]time.Duration{"hour": time.Hour, "day": 24 * time.Hour, "week": 7 * 24 * time.Hour} {
+				if grain == "hour" && agent != "" && (dim == "user" || dim == "session") {
+					continue // per-agent user and session rows are daily only
+				}
+				if grain == "week" && dim != "user" {
+					continue // weekly rows are the user dimension's only
+				}
 				k := rollupKey{grain, e.Timestamp.Truncate(width).UTC().Format(time.RFC3339), dim, key, agent}
 				v := out[k]
 				v.Add(s)
@@ -97,7 +103,7 @@ func expectRollups(events map[string]event.Event) map[rollupKey]analytics.Sums {
 func readRollups(t *testing.T, db *postgres.DB, project string) map[rollupKey]analytics.Sums {
 	t.Helper()
 	out := map[rollupKey]analytics.Sums{}
-	for _, grain := range []string{"hour", "day"} {
+	for _, grain := range []string{"hour", "day", "week"} {
 		rows, err := db.Pool.Query(context.Background(), `SELECT bucket, dim, key, agent_name, calls, input_tokens,
   output_tokens, cached_tokens, cache_write_tokens, total_tokens, cost_nano, subscription_nano, latency_sum,
   latency_count, success_calls, unpriced_calls, read_savings_nano, write_premium_nano, events_with_cache
@@ -205,4 +211,48 @@ func TestRepriceKeepsRollupsEqualToEvents(t *testing.T) {
 		t.Fatalf("savings after re-pricing: %+v", e)
 	}
 	compareRollups(t, "after reprice", readRollups(t, db, p), expectRollups(events))
+}
+
+// TestUpgradeBackfillsRollupsAndSavings takes a database back to before
+// migration 0005 with events in it, migrates it again, and checks that
+// the rollups are filled and, after BackfillSavings, that every event's
+// cache savings and the rollups match the events.
+func TestUpgradeBackfillsRollupsAndSavings(t *testing.T) {
+	db := openDB(t)
+	ctx := context.Background()
+	p := newProject(t, db)
+	t0 := time.Now().UTC().Add(-3 * time.Hour)
+	cached := func(e *event.Event) {
+		e.CachedTokens, e.CacheWriteTokens, e.CacheWrite1hTokens, e.Priced, e.CostNano = 600, 100, 100, true, 5
+	}
+	if _, err := db.Write(ctx, []event.Event{
+		stored(p, "cached", "claude-sonnet-4-5", t0, 1000, 100, cached),
+		stored(p, "plain", "claude-sonnet-4-5", t0.Add(time.Hour), 1000, 100, func(e *event.Event) { e.Priced = true }),
+		stored(p, "unknown", "mystery-1", t0, 1000, 100, func(e *event.Event) { e.CachedTokens = 10 }),
+	}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Pool.Exec(ctx, `DROP TABLE rollup_hour, rollup_day, rollup_week, pending_backfills;
+DROP FUNCTION llmcost_rebuild_rollups(uuid);
+ALTER TABLE events DROP COLUMN read_savings_nano, DROP COLUMN write_premium_nano;
+DELETE FROM schema_migrations WHERE version = 5`); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := db.Migrate(ctx); err != nil || n != 1 {
+		t.Fatalf("migrate: %d %v", n, err)
+	}
+	compareRollups(t, "after the migration", readRollups(t, db, p), expectRollups(byID(t, db, p)))
+	n, err := db.BackfillSavings(ctx)
+	if err != nil || n != 1 {
+		t.Fatalf("backfill changed %d events: %v", n, err)
+	}
+	events := byID(t, db, p)
+	// 600 × ($3 − $0.30)/M; 100 × ($3.75 − $3)/M + 100 × ($6 − $3)/M.
+	if e := events["cached"]; e.ReadSavingsNano != 1_620_000 || e.WritePremiumNano != 375_000 {
+		t.Fatalf("backfilled savings %+v", e)
+	}
+	compareRollups(t, "after the backfill", readRollups(t, db, p), expectRollups(events))
+	if n, err := db.BackfillSavings(ctx); err != nil || n != 0 {
+		t.Fatalf("a second backfill changed %d (%v)", n, err)
+	}
 }

@@ -51,9 +51,10 @@ var dataset = []call{
 		tool: "search", session: "s1", age: 5 * time.Hour},
 	{id: "e7", agent: "coder", model: "claude-sonnet-4-5", in: 3000, out: 300, billing: "subscription", user: "u1",
 		fail: true, latency: 100, age: 30 * time.Hour},
-	{id: "e8", agent: "planner", model: "gpt-4o-mini", in: 1000, out: 100, cached: 400, age: 8 * 24 * time.Hour},
-	{id: "e9", agent: "coder", model: "gpt-4-turbo", in: 1000, out: 1000, workflow: "wf-b", age: 40 * 24 * time.Hour},
-	{id: "e10", agent: "planner", model: "claude-sonnet-4-5", in: 1000, out: 1000, age: 100 * 24 * time.Hour},
+	{id: "e8", agent: "planner", model: "gpt-4o-mini", in: 1000, out: 100, cached: 400, user: "u2", age: 8 * 24 * time.Hour},
+	{id: "e9", agent: "coder", model: "gpt-4-turbo", in: 1000, out: 1000, workflow: "wf-b", user: "u3", age: 40 * 24 * time.Hour},
+	{id: "e10", agent: "planner", model: "claude-sonnet-4-5", in: 1000, out: 1000, user: "u1", age: 100 * 24 * time.Hour},
+	{id: "e12", agent: "coder", model: "gpt-4o-mini", in: 2000, out: 200, user: "u1", latency: 900, age: 60 * 24 * time.Hour},
 	{id: "e11", agent: "reviewer", model: "acme-llm-9000", in: 1000, out: 100, client: "0.1", billing: "subscription",
 		latency: 700, age: 4 * time.Hour},
 }

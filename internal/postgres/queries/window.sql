@@ -2,8 +2,8 @@
 -- hours and days of the window, raw events for its partial edge hours
 -- (analytics.Decompose). Every report query starts with this CTE and
 -- groups src. Parameters: $1 project, $2 dim, $3 agent filter ('' = all),
--- $4..$7 the two hourly spans, $8..$9 the daily span, $10..$13 the two raw
--- spans. {{ROLLUP_AGENT}}, {{RAW_KEY}} and {{RAW_AGENT}} are filled per
+-- $4..$7 the two hourly spans, $8..$9 and $14..$15 the two daily spans,
+-- $16..$17 the weekly span, $10..$13 the two raw spans. {{ROLLUP_AGENT}}, {{RAW_KEY}} and {{RAW_AGENT}} are filled per
 -- dimension and filter (postgres/analytics.go).
 WITH src AS (
   SELECT key, bucket AS t, calls, input_tokens, output_tokens, cached_tokens, cache_write_tokens, total_tokens,
@@ -17,7 +17,14 @@ WITH src AS (
     cost_nano, subscription_nano, latency_sum, latency_count, success_calls, unpriced_calls,
     read_savings_nano, write_premium_nano, events_with_cache
   FROM rollup_day
-  WHERE project_id = $1 AND dim = $2 AND {{ROLLUP_AGENT}} AND bucket >= $8 AND bucket < $9
+  WHERE project_id = $1 AND dim = $2 AND {{ROLLUP_AGENT}}
+    AND ((bucket >= $8 AND bucket < $9) OR (bucket >= $14 AND bucket < $15))
+  UNION ALL
+  SELECT key, bucket, calls, input_tokens, output_tokens, cached_tokens, cache_write_tokens, total_tokens,
+    cost_nano, subscription_nano, latency_sum, latency_count, success_calls, unpriced_calls,
+    read_savings_nano, write_premium_nano, events_with_cache
+  FROM rollup_week
+  WHERE project_id = $1 AND dim = $2 AND {{ROLLUP_AGENT}} AND bucket >= $16 AND bucket < $17
   UNION ALL
   SELECT {{RAW_KEY}}, e.ts, 1, e.input_tokens, e.output_tokens, e.cached_tokens,
     e.cache_write_tokens + e.cache_write_1h_tokens, e.total_tokens, e.cost_nano,
