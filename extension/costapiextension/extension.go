@@ -78,10 +78,12 @@ func (e *Extension) Start(ctx context.Context, host component.Host) error {
 	}
 	log.Info("database ready", zap.Int("migrations_applied", applied))
 	// Events stored before the cache-savings columns get theirs (once).
-	if n, err := db.BackfillSavings(ctx); err != nil {
+	backfilled, err := db.BackfillSavings(ctx)
+	if err != nil {
 		return e.abort(fmt.Errorf("cache savings backfill: %w", err))
-	} else if n > 0 {
-		log.Info("cache savings computed for older events", zap.Int64("events", n))
+	}
+	if backfilled > 0 {
+		log.Info("cache savings computed for older events", zap.Int64("events", backfilled))
 	}
 	e.startPricing(ctx)
 

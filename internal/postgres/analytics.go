@@ -115,12 +115,10 @@ type rowsQuerier interface {
 	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
 }
 
-// perAgentDaily are the dimensions whose per-agent rows are daily only.
-var perAgentDaily = map[string]bool{"user": true, "session": true}
-
 // segmentsFor moves the hourly parts of a window to the raw parts when the
-// read has no hourly rollups: a user or session report narrowed to one
-// agent reads that agent's edge hours from events.
+// read has no hourly rollups: per-agent rows are daily only, so a report
+// by model, billing, user, session, workflow or tool narrowed to one agent
+// reads that agent's edge hours from events.
 //
 // Only the user dimension has weekly rows: for any other, whole weeks are
 // read as days.
@@ -129,7 +127,7 @@ func segmentsFor(q WindowQuery) analytics.Segments {
 	if q.Dim != "user" && !s.Weeks.Empty() {
 		s.Days.End, s.Weeks, s.DaysTail = s.DaysTail.End, analytics.Span{}, analytics.Span{}
 	}
-	if q.AgentName == "" || !perAgentDaily[q.Dim] {
+	if q.AgentName == "" || q.Dim == "agent" {
 		return s
 	}
 	if !s.HourHead.Empty() {

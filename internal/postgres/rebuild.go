@@ -14,7 +14,9 @@ import (
 // old or the new rollups and a re-pricing cannot interleave.
 func (db *DB) RebuildRollups(ctx context.Context, projectID string) error {
 	err := pgx.BeginFunc(ctx, db.Pool, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, "SET LOCAL statement_timeout = '"+repriceTimeout+"'"); err != nil {
+		// A rebuild after a bulk load groups millions of events: no
+		// request timeout, and enough memory for the GROUP BYs not to spill.
+		if _, err := tx.Exec(ctx, "SET LOCAL statement_timeout = 0; SET LOCAL work_mem = '256MB'"); err != nil {
 			return err
 		}
 		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, repriceLockID); err != nil {

@@ -70,12 +70,12 @@ func rollupUpsert() string {
 	return `, rk AS (
   SELECT s.*, d.dim, d.key, d.agent, d.hourly
   FROM src s CROSS JOIN LATERAL (VALUES ('agent', s.agent_name, '', true),
-    ('model', s.model, s.agent_name, true), ('model', s.model, '', true),
-    ('billing', s.billing, s.agent_name, true), ('billing', s.billing, '', true),
+    ('model', s.model, s.agent_name, false), ('model', s.model, '', true),
+    ('billing', s.billing, s.agent_name, false), ('billing', s.billing, '', true),
     ('user', s.user_id, s.agent_name, false), ('user', s.user_id, '', true),
     ('session', s.session_id, s.agent_name, false), ('session', s.session_id, '', true),
-    ('workflow', s.workflow, s.agent_name, true), ('workflow', s.workflow, '', true),
-    ('tool', s.tool_name, s.agent_name, true), ('tool', s.tool_name, '', true)) AS d(dim, key, agent, hourly)
+    ('workflow', s.workflow, s.agent_name, false), ('workflow', s.workflow, '', true),
+    ('tool', s.tool_name, s.agent_name, false), ('tool', s.tool_name, '', true)) AS d(dim, key, agent, hourly)
   WHERE d.key IS NOT NULL
 ), rh AS (` + grain("rollup_hour", "date_trunc('hour', ts, 'UTC')", "WHERE hourly") + `
 ), rd AS (` + grain("rollup_day", "date_trunc('day', ts, 'UTC')", "") + `

@@ -78,8 +78,8 @@ func expectRollups(events map[string]event.Event) map[rollupKey]analytics.Sums {
 				return
 			}
 			for grain, width := range map[string]time.Duration{"hour": time.Hour, "day": 24 * time.Hour, "week": 7 * 24 * time.Hour} {
-				if grain == "hour" && agent != "" && (dim == "user" || dim == "session") {
-					continue // per-agent user and session rows are daily only
+				if grain == "hour" && agent != "" {
+					continue // per-agent rows are daily (and weekly) only
 				}
 				if grain == "week" && dim != "user" {
 					continue // weekly rows are the user dimension's only
@@ -181,6 +181,13 @@ func TestRollupsEqualTheEvents(t *testing.T) {
 	compareRollups(t, "after RebuildRollups", readRollups(t, db, p), want)
 	if len(readRollups(t, db, other)) == 0 {
 		t.Fatal("the rebuild of one project removed another's rollups")
+	}
+	// Deleting a project removes its rollups.
+	if _, err := db.Pool.Exec(ctx, `DELETE FROM projects WHERE id = $1`, other); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(readRollups(t, db, other)); n != 0 {
+		t.Fatalf("%d rollup rows outlive their project", n)
 	}
 }
 

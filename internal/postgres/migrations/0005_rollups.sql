@@ -13,12 +13,11 @@ ALTER TABLE events
 -- One row per (project, bucket, dimension, key, agent). Dimensions:
 --   agent    key = agent_name, agent_name = ''  (overview, agents, timeseries, cache)
 --   model, billing, user, session, workflow, tool
---            two rows per call: agent_name = the call's agent (reports
---            narrowed to one agent) and agent_name = '' (all agents), so an
---            unfiltered report never sums across agents at read time.
---            user and session (many keys) keep their per-agent rows in
---            rollup_day only; reports narrowed to one agent read that
---            agent's edge hours from events.
+--            agent_name = '' (all agents) hourly and daily, so an unfiltered
+--            report never sums across agents at read time, and
+--            agent_name = the call's agent daily only (an hourly row per
+--            agent and key would be close to one row per call); reports
+--            narrowed to one agent read that agent's edge hours from events.
 -- A call without a value for a dimension adds no row for it.
 CREATE TABLE rollup_hour (
     project_id          uuid NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
@@ -66,23 +65,21 @@ BEGIN
     DELETE FROM rollup_day WHERE p IS NULL OR project_id = p;
     DELETE FROM rollup_week WHERE p IS NULL OR project_id = p;
     FOR d IN SELECT * FROM (VALUES
-        ('agent', 'agent_name', false), ('model', 'model', true), ('billing', 'billing', true),
-        ('user', 'user_id', false), ('session', 'session_id', false), ('workflow', 'workflow', true),
-        ('tool', 'tool_name', true)) AS v(dim, col, per_agent)
+        ('agent', 'agent_name'), ('model', 'model'), ('billing', 'billing'), ('user', 'user_id'),
+        ('session', 'session_id'), ('workflow', 'workflow'), ('tool', 'tool_name')) AS v(dim, col)
     LOOP
         EXECUTE format($q$
             INSERT INTO rollup_hour
-            SELECT project_id, date_trunc('hour', ts, 'UTC'), %1$L, %2$I, a,
+            SELECT project_id, date_trunc('hour', ts, 'UTC'), %1$L, %2$I, '',
                 count(*), sum(input_tokens), sum(output_tokens), sum(cached_tokens),
                 sum(cache_write_tokens + cache_write_1h_tokens), sum(total_tokens), sum(cost_nano),
                 sum(CASE WHEN billing = 'subscription' THEN cost_nano ELSE 0 END),
                 coalesce(sum(latency_ms), 0), count(latency_ms), count(*) FILTER (WHERE success),
                 count(*) FILTER (WHERE NOT priced), sum(read_savings_nano), sum(write_premium_nano),
                 count(*) FILTER (WHERE cached_tokens + cache_write_tokens + cache_write_1h_tokens > 0)
-            FROM events CROSS JOIN LATERAL (
-                SELECT ''::text AS a UNION ALL SELECT agent_name WHERE %3$L) ag
+            FROM events
             WHERE ($1 IS NULL OR project_id = $1) AND %2$I IS NOT NULL
-            GROUP BY 1, 2, 5, %2$I$q$, d.dim, d.col, d.per_agent) USING p;
+            GROUP BY 1, 2, %2$I$q$, d.dim, d.col) USING p;
     END LOOP;
     INSERT INTO rollup_day
     SELECT project_id, date_trunc('day', bucket, 'UTC'), dim, key, agent_name,
@@ -93,8 +90,9 @@ BEGIN
     FROM rollup_hour
     WHERE p IS NULL OR project_id = p
     GROUP BY 1, 2, 3, 4, 5;
-    -- Per-agent user and session rows exist only per day: from events.
-    FOR d IN SELECT * FROM (VALUES ('user', 'user_id'), ('session', 'session_id')) AS v(dim, col)
+    -- Per-agent rows exist only per day: from events.
+    FOR d IN SELECT * FROM (VALUES ('model', 'model'), ('billing', 'billing'), ('user', 'user_id'),
+        ('session', 'session_id'), ('workflow', 'workflow'), ('tool', 'tool_name')) AS v(dim, col)
     LOOP
         EXECUTE format($q$
             INSERT INTO rollup_day
@@ -125,6 +123,7 @@ $fn$;
 -- events get their cache savings computed by the server after migrating
 -- (postgres.BackfillSavings, with the catalogue version that priced each
 -- call), which also corrects these rows; a pending row says it is due.
+SET LOCAL work_mem = '256MB'; -- the GROUP BYs over every event stay in memory
 SELECT llmcost_rebuild_rollups(NULL);
 
 CREATE TABLE pending_backfills (name text PRIMARY KEY);
