@@ -7,10 +7,10 @@ GO      ?= go
 BIN     := bin/llmcost
 CONFIG  ?= collector-config.yaml
 
-.PHONY: help generate build postgres run test lint bench validate tidy
+.PHONY: help generate build postgres run test lint bench bench-analytics validate tidy
 
 help: ## list the targets
-	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
 
 generate: ## regenerate cmd/llmcost from builder-config.yaml
 	@test -x $(BIN) || echo "make: first build: compiling the OpenTelemetry Collector distribution bin/llmcost (a few minutes on a cold Go cache, seconds afterwards)"
@@ -49,3 +49,6 @@ lint: ## gofmt and go vet
 
 tidy: ## go mod tidy
 	$(GO) mod tidy
+
+bench-analytics: build ## seed (or reuse) 10 M events, time every analytics report over HTTP, ingest vs COPY
+	$(GO) test -count=1 -run '^$$' -bench BenchmarkAnalytics -benchtime 1x -timeout 180m ./test/bench/
