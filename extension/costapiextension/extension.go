@@ -38,6 +38,7 @@ type Extension struct {
 	catalogue atomic.Pointer[pricing.Catalogue]
 	sync      *catalogsync.Syncer
 	jobs      *jobs.Runner
+	merger    *merger
 	api       *apiserver.Server
 	server    *http.Server
 	done      chan struct{}
@@ -92,6 +93,7 @@ func (e *Extension) Start(ctx context.Context, host component.Host) error {
 	if backfilled > 0 {
 		log.Info("cache savings computed for older events", zap.Int64("events", backfilled))
 	}
+	e.merger = startMerger(db, e.cfg.RollupMergeInterval, log)
 	e.startPricing(ctx)
 	accounts := e.cfg.Accounts.accounts(log)
 	if err := e.startJobs(ctx, accounts.Mailer); err != nil {
@@ -163,6 +165,8 @@ func (e *Extension) Shutdown(ctx context.Context) error {
 	}
 	// The runner finishes or hands back its jobs while the pool is open.
 	errs = append(errs, e.stopJobs(ctx))
+	e.merger.stop()
+	e.merger = nil
 	if e.db != nil {
 		e.db.Close()
 		e.db = nil

@@ -27,6 +27,9 @@ const (
 	DefaultRateLimit   = 100
 	DefaultRateWindow  = time.Minute
 	DefaultPolicy      = "2026-01-01"
+	// DefaultRollupMergeInterval keeps the reports' raw tail to about a
+	// second of ingest.
+	DefaultRollupMergeInterval = time.Second
 )
 
 // NewFactory returns the extension's factory.
@@ -48,6 +51,8 @@ func createDefaultConfig() component.Config {
 		Mode:         ModeOrigin,
 		Pricing:      defaultPricingConfig(),
 		MaxListLimit: apiserver.DefaultMaxListLimit,
+
+		RollupMergeInterval: DefaultRollupMergeInterval,
 
 		Accounts: defaultAccountsConfig(),
 		Jobs:     defaultJobsConfig(),

@@ -15,18 +15,19 @@ type WriteResult struct {
 	Stored, Duplicate, Outcomes int64
 }
 
-// insertSQL writes events, their rollups and outcomes in ONE statement, so
-// one request is one round trip and one implicit transaction: all land or
-// none does, and a duplicate (skipped by ON CONFLICT, so absent from ev)
-// adds nothing to the rollups. Events are inserted in event_id order so
-// overlapping concurrent batches take row locks in the same order and
-// cannot deadlock. Outcome parameters follow the event columns.
+// insertSQL writes events and outcomes in ONE statement, so one request is
+// one round trip and one implicit transaction: all land or none does.
+// Events are inserted in event_id order so overlapping concurrent batches
+// take row locks in the same order and cannot deadlock. Rollups are not
+// touched here: each row records its transaction (events.tx) and the
+// merger folds it in later, while reports read it from the tail until
+// then (merge.go). Outcome parameters follow the event columns.
 var insertSQL = func() string {
 	n := len(eventCols)
 	return `WITH ev AS (
   ` + unnestInsert() + `
-  RETURNING ` + contributionColumns + `
-), src AS (SELECT ` + contribution("ev") + ` FROM ev)` + rollupUpsert() + fmt.Sprintf(`, oc AS (
+  RETURNING 1
+)` + fmt.Sprintf(`, oc AS (
   INSERT INTO outcomes (project_id, trace_id, success, label, recorded_at)
   SELECT p, t, s, NULLIF(l, ''), now()
   FROM unnest($%d::uuid[], $%d::text[], $%d::bool[], $%d::text[]) AS o(p, t, s, l)
@@ -35,7 +36,7 @@ var insertSQL = func() string {
     SET success = excluded.success, label = excluded.label, recorded_at = excluded.recorded_at
   RETURNING 1
 )
-SELECT (SELECT count(*) FROM ev), (SELECT count(*) FROM oc), (SELECT count(*) FROM rh) + (SELECT count(*) FROM rd)`,
+SELECT (SELECT count(*) FROM ev), (SELECT count(*) FROM oc)`,
 		n+1, n+2, n+3, n+4)
 }()
 
@@ -51,8 +52,8 @@ func (db *DB) Write(ctx context.Context, events []event.Event, outcomes []semcon
 		op[i], ot[i], os[i], ol[i] = o.ProjectID, o.TraceID, o.Success, o.Label
 	}
 	args := append(columnArgs(events), op, ot, os, ol)
-	var stored, recorded, rollupRows int64
-	if err := db.Pool.QueryRow(ctx, insertSQL, args...).Scan(&stored, &recorded, &rollupRows); err != nil {
+	var stored, recorded int64
+	if err := db.Pool.QueryRow(ctx, insertSQL, args...).Scan(&stored, &recorded); err != nil {
 		return WriteResult{}, translate(err, "events")
 	}
 	return WriteResult{Stored: stored, Duplicate: received - stored, Outcomes: recorded}, nil
