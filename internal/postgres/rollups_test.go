@@ -45,34 +45,41 @@ func randomEvents(rng *rand.Rand, project string, n int, t0 time.Time) []event.E
 	return out
 }
 
+// callSums is what one call adds to every sum it counts in, and its
+// billing as stored.
+func callSums(e event.Event) (analytics.Sums, string) {
+	s := analytics.Sums{Calls: 1, InputTokens: e.InputTokens, OutputTokens: e.OutputTokens,
+		CachedTokens: e.CachedTokens, CacheWriteTokens: e.CacheWriteTokens + e.CacheWrite1hTokens,
+		TotalTokens: e.TotalTokens, CostNano: e.CostNano, ReadSavingsNano: e.ReadSavingsNano,
+		WritePremiumNano: e.WritePremiumNano}
+	billing := e.Billing
+	if billing == "" {
+		billing = "api"
+	}
+	if billing == "subscription" {
+		s.SubscriptionNano = e.CostNano
+	}
+	if e.LatencyMS != nil {
+		s.LatencySum, s.LatencyCount = *e.LatencyMS, 1
+	}
+	if e.Success {
+		s.SuccessCalls = 1
+	}
+	if !e.Priced {
+		s.UnpricedCalls = 1
+	}
+	if e.CachedTokens+e.CacheWriteTokens+e.CacheWrite1hTokens > 0 {
+		s.EventsWithCache = 1
+	}
+	return s, billing
+}
+
 // expectRollups computes the rollup rows from the stored events in Go,
 // independently of the SQL that maintains them.
 func expectRollups(events map[string]event.Event) map[rollupKey]analytics.Sums {
 	out := map[rollupKey]analytics.Sums{}
 	for _, e := range events {
-		s := analytics.Sums{Calls: 1, InputTokens: e.InputTokens, OutputTokens: e.OutputTokens,
-			CachedTokens: e.CachedTokens, CacheWriteTokens: e.CacheWriteTokens + e.CacheWrite1hTokens,
-			TotalTokens: e.TotalTokens, CostNano: e.CostNano, ReadSavingsNano: e.ReadSavingsNano,
-			WritePremiumNano: e.WritePremiumNano}
-		billing := e.Billing
-		if billing == "" {
-			billing = "api"
-		}
-		if billing == "subscription" {
-			s.SubscriptionNano = e.CostNano
-		}
-		if e.LatencyMS != nil {
-			s.LatencySum, s.LatencyCount = *e.LatencyMS, 1
-		}
-		if e.Success {
-			s.SuccessCalls = 1
-		}
-		if !e.Priced {
-			s.UnpricedCalls = 1
-		}
-		if e.CachedTokens+e.CacheWriteTokens+e.CacheWrite1hTokens > 0 {
-			s.EventsWithCache = 1
-		}
+		s, billing := callSums(e)
 		add := func(dim, key, agent string) {
 			if key == "" {
 				return
