@@ -2,6 +2,8 @@ package postgres
 
 import (
 	"context"
+	"fmt"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -29,18 +31,33 @@ const snapshotXmin = `SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigi
 
 // mergeSQL folds the events with $1 ≤ tx < $2 (except project $3's, whose
 // rollups a rebuild is about to recompute) into the rollups and moves the
-// watermark to $2, in one statement.
+// watermark to $2, in one statement. The calls are first summed per hour
+// and combination of keys (the finest grain: every rollup row is a sum of
+// these), so the expansion into one row per dimension works on fewer rows.
 var mergeSQL = `WITH src AS (
-  SELECT ` + contribution("e") + `
-  FROM events e WHERE e.tx >= $1 AND e.tx < $2 AND ($3::uuid IS NULL OR e.project_id <> $3)
+  SELECT project_id, date_trunc('hour', ts, 'UTC') AS ts, agent_name, model, billing, user_id, session_id,
+    workflow, tool_name, ` + finestSums() + `
+  FROM (SELECT ` + contribution("e") + `
+    FROM events e WHERE e.tx >= $1 AND e.tx < $2 AND ($3::uuid IS NULL OR e.project_id <> $3)) c
+  GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9
 )` + rollupUpsert() + `, st AS (UPDATE rollup_state SET watermark = $2 RETURNING 1)
 SELECT (SELECT count(*) FROM src), (SELECT count(*) FROM rh) + (SELECT count(*) FROM rd) + (SELECT count(*) FROM rw),
   (SELECT count(*) FROM st)`
 
+// finestSums sums every rollup column under its own name.
+func finestSums() string {
+	out := make([]string, len(rollupSums))
+	for i, c := range rollupSums {
+		out[i] = fmt.Sprintf("sum(%s)::bigint AS %s", c, c)
+	}
+	return strings.Join(out, ", ")
+}
+
 // MergeResult is what one merge did.
 type MergeResult struct {
-	// Events merged and rollup rows upserted.
-	Events, Rows int64
+	// Groups merged (calls summed per hour and combination of keys) and
+	// rollup rows upserted.
+	Groups, Rows int64
 	// Watermark after the merge: every event with a lower tx is merged.
 	Watermark int64
 }
@@ -79,7 +96,7 @@ func mergeLocked(ctx context.Context, tx pgx.Tx, except *string) (MergeResult, e
 		return res, nil
 	}
 	var moved int64
-	if err := tx.QueryRow(ctx, mergeSQL, watermark, xmin, except).Scan(&res.Events, &res.Rows, &moved); err != nil {
+	if err := tx.QueryRow(ctx, mergeSQL, watermark, xmin, except).Scan(&res.Groups, &res.Rows, &moved); err != nil {
 		return res, err
 	}
 	res.Watermark = xmin
