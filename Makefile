@@ -7,7 +7,7 @@ GO      ?= go
 BIN     := bin/llmcost
 CONFIG  ?= collector-config.yaml
 
-.PHONY: help generate build postgres run test lint bench bench-analytics validate tidy
+.PHONY: help generate build postgres run test lint bench validate tidy
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
@@ -50,5 +50,6 @@ lint: ## gofmt and go vet
 tidy: ## go mod tidy
 	$(GO) mod tidy
 
+.PHONY: bench-analytics
 bench-analytics: build ## seed (or reuse) 10 M events, time every analytics report over HTTP, ingest vs COPY
 	$(GO) test -count=1 -run '^$$' -bench BenchmarkAnalytics -benchtime 1x -timeout 180m ./test/bench/
