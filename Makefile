@@ -18,7 +18,7 @@ FUZZTIME ?= 3s
 FUZZLONG ?= 2m
 
 help: ## list the targets
-	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
 
 generate: ## regenerate cmd/llmcost from builder-config.yaml
 	@test -x $(BIN) || echo "make: first build: compiling the OpenTelemetry Collector distribution bin/llmcost (a few minutes on a cold Go cache, seconds afterwards)"
@@ -70,3 +70,7 @@ lint: ## gofmt and go vet
 
 tidy: ## go mod tidy
 	$(GO) mod tidy
+
+.PHONY: bench-analytics
+bench-analytics: build ## seed (or reuse) 10 M events, time every analytics report over HTTP, ingest vs COPY
+	$(GO) test -count=1 -run '^$$' -bench BenchmarkAnalytics -benchtime 1x -timeout 180m ./test/bench/

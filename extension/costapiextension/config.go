@@ -58,6 +58,10 @@ type Config struct {
 	MaxListLimit int `mapstructure:"max_list_limit"`
 	// Jobs configures the background job runner's retries and shutdown.
 	Jobs JobsConfig `mapstructure:"jobs"`
+	// RollupMergeInterval is how often new events are merged into the
+	// analytics rollups (docs/analytics.md). Reports are exact either way;
+	// a longer interval leaves more events for each report to read raw.
+	RollupMergeInterval time.Duration `mapstructure:"rollup_merge_interval"`
 }
 
 // RateLimitConfig is a fixed-window quota, counted in PostgreSQL (or in
@@ -92,6 +96,9 @@ func (c *Config) Validate() error {
 	}
 	if c.MaxConns < 0 {
 		errs = append(errs, fmt.Errorf("max_conns: must be ≥ 0, got %d", c.MaxConns))
+	}
+	if c.RollupMergeInterval < 10*time.Millisecond || c.RollupMergeInterval > time.Hour {
+		errs = append(errs, fmt.Errorf("rollup_merge_interval: must be between 10ms and 1h, got %s", c.RollupMergeInterval))
 	}
 	if c.MaxListLimit < 1 {
 		errs = append(errs, fmt.Errorf("max_list_limit: must be ≥ 1, got %d", c.MaxListLimit))

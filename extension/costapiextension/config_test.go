@@ -44,6 +44,8 @@ func TestConfigDecodesEverySetting(t *testing.T) {
 		t.Fatalf("rate limit: %+v", cfg.RateLimit)
 	case cfg.Policies.TermsVersion != "2027-01-01" || cfg.Policies.PrivacyVersion != "2027-02-01":
 		t.Fatalf("policies: %+v", cfg.Policies)
+	case cfg.RollupMergeInterval != 250*time.Millisecond:
+		t.Fatalf("rollup_merge_interval: %s", cfg.RollupMergeInterval)
 	}
 }
 
@@ -52,7 +54,8 @@ func TestConfigValidateNamesEachBadField(t *testing.T) {
 	if err == nil {
 		t.Fatal("invalid config accepted")
 	}
-	for _, field := range []string{"http.endpoint", "data_dir", "rate_limit.requests", "rate_limit.window"} {
+	for _, field := range []string{"http.endpoint", "data_dir", "rate_limit.requests", "rate_limit.window",
+		"rollup_merge_interval"} {
 		if !strings.Contains(err.Error(), field) {
 			t.Errorf("error does not name %s: %v", field, err)
 		}

@@ -40,6 +40,7 @@ type Extension struct {
 	sync      *catalogsync.Syncer
 	jobs      *jobs.Runner
 	redis     *ratelimit.Redis // the rate-limit counter when redis_url is set
+	merger    *merger
 	api       *apiserver.Server
 	server    *http.Server
 	done      chan struct{}
@@ -103,6 +104,7 @@ func (e *Extension) Start(ctx context.Context, host component.Host) error {
 	} else if n > 0 {
 		log.Info("run tables filled for older events", zap.Int("projects", n))
 	}
+	e.merger = startMerger(db, e.cfg.RollupMergeInterval, log)
 	e.startPricing(ctx)
 	accounts := e.cfg.Accounts.accounts(log)
 	if err := e.startJobs(ctx, accounts.Mailer); err != nil {
@@ -192,6 +194,8 @@ func (e *Extension) Shutdown(ctx context.Context) error {
 		e.redis.Close()
 		e.redis = nil
 	}
+	e.merger.stop()
+	e.merger = nil
 	if e.db != nil {
 		e.db.Close()
 		e.db = nil

@@ -41,6 +41,9 @@ const (
 	// DefaultMaxConnections caps open connections; more wait in the
 	// listen backlog until one closes.
 	DefaultMaxConnections = 1024
+	// DefaultRollupMergeInterval keeps the reports' raw tail to about a
+	// second of ingest.
+	DefaultRollupMergeInterval = time.Second
 )
 
 // NewFactory returns the extension's factory.
@@ -69,6 +72,8 @@ func createDefaultConfig() component.Config {
 		Mode:         ModeOrigin,
 		Pricing:      defaultPricingConfig(),
 		MaxListLimit: apiserver.DefaultMaxListLimit,
+
+		RollupMergeInterval: DefaultRollupMergeInterval,
 
 		Accounts: defaultAccountsConfig(),
 		Jobs:     defaultJobsConfig(),

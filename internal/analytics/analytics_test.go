@@ -195,3 +195,40 @@ func TestSortByCost(t *testing.T) {
 		t.Fatalf("%v", rows)
 	}
 }
+
+func TestRolled(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		w    Span
+		g    Grain
+		want Span
+	}{
+		{"raw only", span("2026-03-01T10:07:00Z", "2026-03-01T11:07:00Z"), Raw, Span{}},
+		{"inside one hour", span("2026-03-01T10:07:00Z", "2026-03-01T10:59:00Z"), Day, Span{}},
+		{"24h with hours", span("2026-03-01T10:07:30Z", "2026-03-02T10:07:30Z"), Day,
+			span("2026-03-01T11:00:00Z", "2026-03-02T10:00:00Z")},
+		{"aligned to midnight", span("2026-03-01T00:00:00Z", "2026-03-08T00:00:00Z"), Day,
+			span("2026-03-01T00:00:00Z", "2026-03-08T00:00:00Z")},
+		{"90d with weeks", span("2026-01-01T10:07:30Z", "2026-04-01T10:07:30Z"), Week,
+			span("2026-01-01T11:00:00Z", "2026-04-01T10:00:00Z")},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := Decompose(tc.w, tc.g)
+			got := s.Rolled()
+			if got.Empty() != tc.want.Empty() || (!got.Empty() && got != tc.want) {
+				t.Fatalf("got %+v, want %+v", got, tc.want)
+			}
+			// With the raw edges it tiles the window.
+			if !got.Empty() && (!got.Start.Equal(s.RawHead.End) || !got.End.Equal(s.RawTail.Start)) {
+				t.Fatalf("rolled %+v does not meet the raw edges %+v, %+v", got, s.RawHead, s.RawTail)
+			}
+		})
+	}
+	// Edge hours moved to the raw parts (a per-agent read): only the days.
+	s := Segments{RawHead: span("2026-03-01T10:07:30Z", "2026-03-02T00:00:00Z"),
+		Days:    span("2026-03-02T00:00:00Z", "2026-03-08T00:00:00Z"),
+		RawTail: span("2026-03-08T00:00:00Z", "2026-03-08T10:07:30Z")}
+	if got := s.Rolled(); got != s.Days {
+		t.Fatalf("got %+v, want the days %+v", got, s.Days)
+	}
+}

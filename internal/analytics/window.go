@@ -72,6 +72,24 @@ func Decompose(w Span, g Grain) Segments {
 	return s
 }
 
+// Rolled is the part of the window read from rollups: from the start of
+// the first non-empty rollup span to the end of the last (they are
+// contiguous, between the raw edges). Empty when the read is raw only.
+// Events not yet merged into the rollups are read raw over this span.
+func (s Segments) Rolled() Span {
+	var out Span
+	for _, p := range []Span{s.HourHead, s.Days, s.Weeks, s.DaysTail, s.HourTail} {
+		if p.Empty() {
+			continue
+		}
+		if out.Empty() {
+			out.Start = p.Start
+		}
+		out.End = p.End
+	}
+	return out
+}
+
 // ceil rounds t up to a multiple of d since the Unix epoch (UTC-aligned for
 // hours and days, which have no leap seconds in Go's time).
 func ceil(t time.Time, d time.Duration) time.Time {

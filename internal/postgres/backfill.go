@@ -15,7 +15,7 @@ import (
 const backfillChunk = 5000
 
 // savingsSQL sets the cache savings of events and applies the difference
-// to their rollups, like repriceSQL.
+// to the rollups of those already merged (tx below $5), like repriceSQL.
 var savingsSQL = `WITH u AS (
   SELECT * FROM unnest($1::uuid[], $2::text[], $3::bigint[], $4::bigint[]) AS u(p, e, rs, wp)
 ), old AS (
@@ -31,7 +31,7 @@ var savingsSQL = `WITH u AS (
     0::bigint AS subscription_nano, 0::bigint AS latency_sum, 0::bigint AS latency_count,
     0::bigint AS success_calls, 0::bigint AS unpriced_calls, rs - read_savings_nano AS read_savings_nano,
     wp - write_premium_nano AS write_premium_nano, 0::bigint AS events_with_cache
-  FROM old
+  FROM old WHERE tx < $5
 )` + rollupUpsert() + `
 SELECT (SELECT count(*) FROM upd)`
 
@@ -113,8 +113,16 @@ func (db *DB) backfillStep(ctx context.Context, cats map[string]*pricing.Catalog
 	}
 	if len(p) > 0 {
 		// Events deleted meanwhile are simply not updated: count what was.
+		// The merger's lock keeps the watermark still while the deltas apply.
 		var n int64
-		if err := db.Pool.QueryRow(ctx, savingsSQL, p, e, rs, wp).Scan(&n); err != nil {
+		err := pgx.BeginFunc(ctx, db.Pool, func(tx pgx.Tx) error {
+			var watermark int64
+			if err := tx.QueryRow(ctx, lockState).Scan(&watermark); err != nil {
+				return err
+			}
+			return tx.QueryRow(ctx, savingsSQL, p, e, rs, wp, watermark).Scan(&n)
+		})
+		if err != nil {
 			return 0, false, err
 		}
 		return n, len(all) == backfillChunk, nil

@@ -17,19 +17,21 @@ type WriteResult struct {
 	Stored, Duplicate, Outcomes int64
 }
 
-// insertSQL writes events, their rollups and outcomes in ONE statement
-// (Write then refreshes the runs of its calls and outcomes, in the same
-// transaction): all
-// land or none does, and a duplicate (skipped by ON CONFLICT, so absent
-// from ev) adds nothing to the rollups and touches no run. Events are inserted in event_id order so
-// overlapping concurrent batches take row locks in the same order and
-// cannot deadlock. Outcome parameters follow the event columns.
+// insertSQL writes events and outcomes in ONE statement and returns the
+// runs its stored calls and recorded outcomes touch; Write then refreshes
+// those runs in the same transaction: all land or none does, and a
+// duplicate (skipped by ON CONFLICT, so absent from ev) touches no run.
+// Events are inserted in event_id order so overlapping concurrent batches
+// take row locks in the same order and cannot deadlock. Rollups are not
+// touched here: each row records its transaction (events.tx) and the
+// merger folds it in later, while reports read it from the tail until
+// then (merge.go). Outcome parameters follow the event columns.
 var insertSQL = func() string {
 	n := len(eventCols)
 	return `WITH ev AS (
   ` + unnestInsert() + `
-  RETURNING ` + contributionColumns + `, trace_id
-), src AS (SELECT ` + contribution("ev") + ` FROM ev)` + rollupUpsert() + fmt.Sprintf(`, oc AS (
+  RETURNING project_id, trace_id
+)` + fmt.Sprintf(`, oc AS (
   INSERT INTO outcomes (project_id, trace_id, success, label, recorded_at)
   SELECT p, t, s, NULLIF(l, ''), now()
   FROM unnest($%d::uuid[], $%d::text[], $%d::bool[], $%d::text[]) AS o(p, t, s, l)
@@ -38,7 +40,7 @@ var insertSQL = func() string {
     SET success = excluded.success, label = excluded.label, recorded_at = excluded.recorded_at
   RETURNING project_id, trace_id
 )
-SELECT (SELECT count(*) FROM ev), (SELECT count(*) FROM oc), (SELECT count(*) FROM rh) + (SELECT count(*) FROM rd),
+SELECT (SELECT count(*) FROM ev), (SELECT count(*) FROM oc),
   `+runKeysOf("(SELECT project_id, trace_id FROM ev UNION ALL SELECT project_id, trace_id FROM oc) k"),
 		n+1, n+2, n+3, n+4)
 }()
@@ -55,10 +57,10 @@ func (db *DB) Write(ctx context.Context, events []event.Event, outcomes []semcon
 		op[i], ot[i], os[i], ol[i] = o.ProjectID, o.TraceID, o.Success, o.Label
 	}
 	args := append(columnArgs(events), op, ot, os, ol)
-	var stored, recorded, rollupRows int64
+	var stored, recorded int64
 	err := pgx.BeginFunc(ctx, db.Pool, func(tx pgx.Tx) error {
 		var touched []string
-		if err := tx.QueryRow(ctx, insertSQL, args...).Scan(&stored, &recorded, &rollupRows, &touched); err != nil {
+		if err := tx.QueryRow(ctx, insertSQL, args...).Scan(&stored, &recorded, &touched); err != nil {
 			return err
 		}
 		return RefreshRuns(ctx, tx, parseRunKeys(touched))

@@ -6,23 +6,26 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// RebuildRollups recomputes a project's rollups (rollup_hour, rollup_day)
-// from its events, with the SQL function the upgrade backfill of
-// migration 0005 runs. The ingest path maintains rollups itself; call this
-// after loading events behind its back (CopyEvents, a bulk loader). It runs
-// in one transaction under the re-pricing lock, so reports see either the
-// old or the new rollups and a re-pricing cannot interleave.
+// RebuildRollups recomputes a project's rollups (hourly, daily, weekly)
+// from its events, with the SQL function the upgrade backfill of migration
+// 0005 runs; call it after loading events behind the merger's back
+// (CopyEvents, a bulk loader), where recomputing is far cheaper than
+// merging millions of tail events. In one transaction under the merger's
+// lock it merges every other project's tail, rebuilds this project from
+// its events below the current xmin, and moves the watermark there, so
+// reports see either the old or the new rollups, each with its tail.
 func (db *DB) RebuildRollups(ctx context.Context, projectID string) error {
 	err := pgx.BeginFunc(ctx, db.Pool, func(tx pgx.Tx) error {
+		res, err := mergeLocked(ctx, tx, &projectID)
+		if err != nil {
+			return err
+		}
 		// A rebuild after a bulk load groups millions of events: no
 		// request timeout, and enough memory for the GROUP BYs not to spill.
 		if _, err := tx.Exec(ctx, "SET LOCAL statement_timeout = 0; SET LOCAL work_mem = '256MB'"); err != nil {
 			return err
 		}
-		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, repriceLockID); err != nil {
-			return err
-		}
-		_, err := tx.Exec(ctx, `SELECT llmcost_rebuild_rollups($1::uuid)`, projectID)
+		_, err = tx.Exec(ctx, `SELECT llmcost_rebuild_rollups($1::uuid, $2)`, projectID, res.Watermark)
 		return err
 	})
 	return translate(err, "rollups")

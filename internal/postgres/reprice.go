@@ -167,10 +167,12 @@ func (db *DB) Reprice(ctx context.Context, cat *pricing.Catalogue, f RepriceFilt
 	return res, nil
 }
 
-// repriceSQL updates the changed events and applies the difference to their
-// rollups in the same statement: old reads the rows as they were (every
-// CTE sees the statement's snapshot), src turns old → new into delta
+// repriceSQL updates the changed events and applies the difference to the
+// rollups of those already merged (tx below the watermark $9, read under
+// the merger's lock) in the same statement: old reads the rows as they were
+// (every CTE sees the statement's snapshot), src turns old → new into delta
 // contributions (no calls or tokens, only cost, unpriced and savings move).
+// Events in the tail need no delta: the merger will read their new values.
 var repriceSQL = `WITH u AS (
   SELECT * FROM unnest($1::uuid[], $2::text[], $3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[], $8::text[])
     AS u(p, e, c, cc, rs, wp, pp)
@@ -189,13 +191,22 @@ var repriceSQL = `WITH u AS (
     0::bigint AS latency_sum, 0::bigint AS latency_count, 0::bigint AS success_calls,
     -(NOT priced)::int::bigint AS unpriced_calls, rs - read_savings_nano AS read_savings_nano,
     wp - write_premium_nano AS write_premium_nano, 0::bigint AS events_with_cache
-  FROM old
+  FROM old WHERE tx < $9
 )` + rollupUpsert() + `
 SELECT (SELECT count(*) FROM upd), ` + runKeysOf("upd")
 
 // applyReprice updates the changed events and their rollups chunk by
 // chunk, then refreshes the runs they belong to.
 func applyReprice(ctx context.Context, tx pgx.Tx, changed []repriced, version string) error {
+	if len(changed) == 0 {
+		return nil
+	}
+	// The merger waits until this transaction ends, so the watermark stays
+	// put while deltas are applied below it.
+	var watermark int64
+	if err := tx.QueryRow(ctx, lockState).Scan(&watermark); err != nil {
+		return err
+	}
 	var runKeys []RunKey
 	for start := 0; start < len(changed); start += updateChunk {
 		chunk := changed[start:min(start+updateChunk, len(changed))]
@@ -208,7 +219,7 @@ func applyReprice(ctx context.Context, tx pgx.Tx, changed []repriced, version st
 		}
 		var updated int64
 		var touched []string
-		if err := tx.QueryRow(ctx, repriceSQL, p, e, c, cc, rs, wp, version, pp).Scan(&updated, &touched); err != nil {
+		if err := tx.QueryRow(ctx, repriceSQL, p, e, c, cc, rs, wp, version, pp, watermark).Scan(&updated, &touched); err != nil {
 			return err
 		}
 		if updated != int64(len(chunk)) {

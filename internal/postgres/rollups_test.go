@@ -45,34 +45,41 @@ func randomEvents(rng *rand.Rand, project string, n int, t0 time.Time) []event.E
 	return out
 }
 
+// callSums is what one call adds to every sum it counts in, and its
+// billing as stored.
+func callSums(e event.Event) (analytics.Sums, string) {
+	s := analytics.Sums{Calls: 1, InputTokens: e.InputTokens, OutputTokens: e.OutputTokens,
+		CachedTokens: e.CachedTokens, CacheWriteTokens: e.CacheWriteTokens + e.CacheWrite1hTokens,
+		TotalTokens: e.TotalTokens, CostNano: e.CostNano, ReadSavingsNano: e.ReadSavingsNano,
+		WritePremiumNano: e.WritePremiumNano}
+	billing := e.Billing
+	if billing == "" {
+		billing = "api"
+	}
+	if billing == "subscription" {
+		s.SubscriptionNano = e.CostNano
+	}
+	if e.LatencyMS != nil {
+		s.LatencySum, s.LatencyCount = *e.LatencyMS, 1
+	}
+	if e.Success {
+		s.SuccessCalls = 1
+	}
+	if !e.Priced {
+		s.UnpricedCalls = 1
+	}
+	if e.CachedTokens+e.CacheWriteTokens+e.CacheWrite1hTokens > 0 {
+		s.EventsWithCache = 1
+	}
+	return s, billing
+}
+
 // expectRollups computes the rollup rows from the stored events in Go,
 // independently of the SQL that maintains them.
 func expectRollups(events map[string]event.Event) map[rollupKey]analytics.Sums {
 	out := map[rollupKey]analytics.Sums{}
 	for _, e := range events {
-		s := analytics.Sums{Calls: 1, InputTokens: e.InputTokens, OutputTokens: e.OutputTokens,
-			CachedTokens: e.CachedTokens, CacheWriteTokens: e.CacheWriteTokens + e.CacheWrite1hTokens,
-			TotalTokens: e.TotalTokens, CostNano: e.CostNano, ReadSavingsNano: e.ReadSavingsNano,
-			WritePremiumNano: e.WritePremiumNano}
-		billing := e.Billing
-		if billing == "" {
-			billing = "api"
-		}
-		if billing == "subscription" {
-			s.SubscriptionNano = e.CostNano
-		}
-		if e.LatencyMS != nil {
-			s.LatencySum, s.LatencyCount = *e.LatencyMS, 1
-		}
-		if e.Success {
-			s.SuccessCalls = 1
-		}
-		if !e.Priced {
-			s.UnpricedCalls = 1
-		}
-		if e.CachedTokens+e.CacheWriteTokens+e.CacheWrite1hTokens > 0 {
-			s.EventsWithCache = 1
-		}
+		s, billing := callSums(e)
 		add := func(dim, key, agent string) {
 			if key == "" {
 				return
@@ -143,10 +150,21 @@ func compareRollups(t *testing.T, when string, got, want map[rollupKey]analytics
 	}
 }
 
+// merge runs the merger once, as the extension does every second.
+func merge(t *testing.T, db *postgres.DB) postgres.MergeResult {
+	t.Helper()
+	res, err := db.MergeRollups(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
 // TestRollupsEqualTheEvents sends random batches that overlap each other
 // (duplicates within and across batches, first copy wins), concurrently in
-// pairs, and checks every rollup row against a Go sum over the events
-// the first copies stored; then RebuildRollups must reproduce them.
+// pairs while two mergers race each other, and checks every rollup row
+// against a Go sum over the events the first copies stored (each merged
+// exactly once); then RebuildRollups must reproduce them.
 func TestRollupsEqualTheEvents(t *testing.T) {
 	db := openDB(t)
 	ctx := context.Background()
@@ -154,6 +172,39 @@ func TestRollupsEqualTheEvents(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 9))
 	t0 := time.Date(2026, 5, 30, 22, 0, 0, 0, time.UTC)
 	kept := map[string]event.Event{}
+	a := randomEvents(rng, p, 150, t0)
+	if _, err := db.Write(ctx, a, nil); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(readRollups(t, db, p)); n != 0 {
+		t.Fatalf("ingest wrote %d rollup rows: merging is the merger's", n)
+	}
+	if n, err := db.TailEvents(ctx, p); err != nil || n == 0 {
+		t.Fatalf("tail after ingest: %d events, %v", n, err)
+	}
+	for _, e := range a {
+		if _, dup := kept[e.EventID]; !dup {
+			kept[e.EventID] = e
+		}
+	}
+	stop := make(chan struct{})
+	mergers := make(chan error, 2)
+	for range 2 {
+		go func() {
+			for {
+				select {
+				case <-stop:
+					mergers <- nil
+					return
+				default:
+				}
+				if _, err := db.MergeRollups(ctx); err != nil {
+					mergers <- err
+					return
+				}
+			}
+		}()
+	}
 	for round := 0; round < 6; round++ {
 		a, b := randomEvents(rng, p, 150, t0), randomEvents(rng, other, 50, t0)
 		errs := make(chan error, 2)
@@ -170,8 +221,18 @@ func TestRollupsEqualTheEvents(t *testing.T) {
 			}
 		}
 	}
+	close(stop)
+	for range 2 {
+		if err := <-mergers; err != nil {
+			t.Fatal(err)
+		}
+	}
+	merge(t, db)
+	if n, err := db.TailEvents(ctx, p); err != nil || n != 0 {
+		t.Fatalf("tail after a merge: %d events, %v", n, err)
+	}
 	want := expectRollups(kept)
-	compareRollups(t, "after ingest", readRollups(t, db, p), want)
+	compareRollups(t, "after ingest and merges", readRollups(t, db, p), want)
 	if _, err := db.Pool.Exec(ctx, `DELETE FROM rollup_day WHERE project_id = $1`, p); err != nil {
 		t.Fatal(err)
 	}
@@ -201,10 +262,16 @@ func TestRepriceKeepsRollupsEqualToEvents(t *testing.T) {
 	t0 := time.Date(2026, 7, 1, 0, 0, 0, 0, time.UTC)
 	sub := func(e *event.Event) { e.Billing, e.UserID = "subscription", "u1" }
 	cache := func(e *event.Event) { e.CachedTokens, e.CacheWriteTokens, e.Priced, e.CostNano = 600, 100, true, 1 }
+	// The first two calls are merged, the other two still in the tail.
 	if _, err := db.Write(ctx, []event.Event{
 		stored(p, "unknown", "acme-llm-9000", t0.Add(time.Hour), 1000, 500, nil),
-		stored(p, "unknown-sub", "acme-llm-9000", t0.Add(26*time.Hour), 1000, 500, sub),
 		stored(p, "cached", "claude-sonnet-4-5", t0.Add(2*time.Hour), 1000, 100, cache),
+	}, nil); err != nil {
+		t.Fatal(err)
+	}
+	merge(t, db)
+	if _, err := db.Write(ctx, []event.Event{
+		stored(p, "unknown-sub", "acme-llm-9000", t0.Add(26*time.Hour), 1000, 500, sub),
 		stored(p, "still-unknown", "mystery-1", t0.Add(time.Hour), 1000, 500, nil),
 	}, nil); err != nil {
 		t.Fatal(err)
@@ -217,7 +284,11 @@ func TestRepriceKeepsRollupsEqualToEvents(t *testing.T) {
 	if e := events["cached"]; e.ReadSavingsNano != 1_620_000 || e.WritePremiumNano != 75_000 {
 		t.Fatalf("savings after re-pricing: %+v", e)
 	}
-	compareRollups(t, "after reprice", readRollups(t, db, p), expectRollups(events))
+	// The merged calls' rollups moved by their deltas; the tail's not at all.
+	merged := map[string]event.Event{"unknown": events["unknown"], "cached": events["cached"]}
+	compareRollups(t, "after reprice, before merging the tail", readRollups(t, db, p), expectRollups(merged))
+	merge(t, db)
+	compareRollups(t, "after reprice and merge", readRollups(t, db, p), expectRollups(events))
 }
 
 // TestUpgradeBackfillsRollupsAndSavings takes a database back to before
@@ -239,9 +310,9 @@ func TestUpgradeBackfillsRollupsAndSavings(t *testing.T) {
 	}, nil); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.Pool.Exec(ctx, `DROP TABLE rollup_hour, rollup_day, rollup_week, pending_backfills;
-DROP FUNCTION llmcost_rebuild_rollups(uuid);
-ALTER TABLE events DROP COLUMN read_savings_nano, DROP COLUMN write_premium_nano;
+	if _, err := db.Pool.Exec(ctx, `DROP TABLE rollup_hour, rollup_day, rollup_week, pending_backfills, rollup_state;
+DROP FUNCTION llmcost_rebuild_rollups(uuid, bigint);
+ALTER TABLE events DROP COLUMN read_savings_nano, DROP COLUMN write_premium_nano, DROP COLUMN tx;
 DELETE FROM schema_migrations WHERE version = 5`); err != nil {
 		t.Fatal(err)
 	}
@@ -249,6 +320,9 @@ DELETE FROM schema_migrations WHERE version = 5`); err != nil {
 		t.Fatalf("migrate: %d %v", n, err)
 	}
 	compareRollups(t, "after the migration", readRollups(t, db, p), expectRollups(byID(t, db, p)))
+	if n, err := db.TailEvents(ctx, p); err != nil || n != 0 {
+		t.Fatalf("the migration left %d events in the tail (%v)", n, err)
+	}
 	n, err := db.BackfillSavings(ctx)
 	if err != nil || n != 1 {
 		t.Fatalf("backfill changed %d events: %v", n, err)

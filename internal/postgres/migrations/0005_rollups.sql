@@ -1,7 +1,9 @@
 -- Spend-report rollups (docs/analytics.md). Reports read pre-aggregated rows
--- instead of scanning events: an hourly and a daily table of the same shape,
--- maintained in the ingest statement itself, so a 200 already includes the
--- batch and a duplicate changes nothing.
+-- instead of scanning events: hourly, daily and weekly tables of the same
+-- shape, merged asynchronously from events (postgres.MergeRollups) rather
+-- than in the ingest statement, which kept ingest at a fifth of raw COPY.
+-- Reports stay exact at every instant: they add the events not yet merged
+-- (the tail) to the rollups, in one snapshot.
 
 -- Per-call cache economics, priced with the call's own rates when it is
 -- stored (or re-priced): savings cannot be summed from tokens later because
@@ -9,6 +11,23 @@
 ALTER TABLE events
     ADD COLUMN read_savings_nano  bigint NOT NULL DEFAULT 0,
     ADD COLUMN write_premium_nano bigint NOT NULL DEFAULT 0;
+
+-- The inserting transaction's id. Rows already stored take 0 (a constant
+-- default does not rewrite the table); new rows take their transaction's.
+-- A row with tx below rollup_state.watermark is in the rollups, any other
+-- is in the tail. Rows arrive in roughly increasing tx order, so a BRIN
+-- index finds the tail for the cost of a few summary tuples.
+ALTER TABLE events ADD COLUMN tx bigint NOT NULL DEFAULT 0;
+ALTER TABLE events ALTER COLUMN tx SET DEFAULT (pg_current_xact_id()::text)::bigint;
+CREATE INDEX events_tx_brin ON events USING brin (tx) WITH (pages_per_range = 32, autosummarize = on);
+
+-- One row: every event with tx < watermark is in the rollups. Only the
+-- merger moves it, holding this row's lock (FOR UPDATE), which re-pricing
+-- and rebuilds take too.
+CREATE TABLE rollup_state (
+    one       bool PRIMARY KEY DEFAULT true CHECK (one),
+    watermark bigint NOT NULL
+);
 
 -- One row per (project, bucket, dimension, key, agent). Dimensions:
 --   agent    key = agent_name, agent_name = ''  (overview, agents, timeseries, cache)
@@ -54,10 +73,11 @@ CREATE INDEX rollup_hour_agent_key_idx ON rollup_hour (project_id, key, bucket) 
 CREATE INDEX rollup_day_agent_key_idx ON rollup_day (project_id, key, bucket) WHERE dim = 'agent';
 
 -- llmcost_rebuild_rollups recomputes one project's rollups (every project
--- when p is NULL) from its events: the upgrade backfill below and
+-- when p is NULL) from its events with tx < below (the watermark the caller
+-- then sets, holding the rollup_state lock): the upgrade backfill below and
 -- RebuildRollups (after a bulk COPY) run this same SQL. Hours come from
 -- events, days from hours.
-CREATE FUNCTION llmcost_rebuild_rollups(p uuid) RETURNS void LANGUAGE plpgsql AS $fn$
+CREATE FUNCTION llmcost_rebuild_rollups(p uuid, below bigint) RETURNS void LANGUAGE plpgsql AS $fn$
 DECLARE
     d record;
 BEGIN
@@ -78,8 +98,8 @@ BEGIN
                 count(*) FILTER (WHERE NOT priced), sum(read_savings_nano), sum(write_premium_nano),
                 count(*) FILTER (WHERE cached_tokens + cache_write_tokens + cache_write_1h_tokens > 0)
             FROM events
-            WHERE ($1 IS NULL OR project_id = $1) AND %2$I IS NOT NULL
-            GROUP BY 1, 2, %2$I$q$, d.dim, d.col) USING p;
+            WHERE ($1 IS NULL OR project_id = $1) AND tx < $2 AND %2$I IS NOT NULL
+            GROUP BY 1, 2, %2$I$q$, d.dim, d.col) USING p, below;
     END LOOP;
     INSERT INTO rollup_day
     SELECT project_id, date_trunc('day', bucket, 'UTC'), dim, key, agent_name,
@@ -104,8 +124,8 @@ BEGIN
                 count(*) FILTER (WHERE NOT priced), sum(read_savings_nano), sum(write_premium_nano),
                 count(*) FILTER (WHERE cached_tokens + cache_write_tokens + cache_write_1h_tokens > 0)
             FROM events
-            WHERE ($1 IS NULL OR project_id = $1) AND %2$I IS NOT NULL
-            GROUP BY 1, 2, 5, %2$I$q$, d.dim, d.col) USING p;
+            WHERE ($1 IS NULL OR project_id = $1) AND tx < $2 AND %2$I IS NOT NULL
+            GROUP BY 1, 2, 5, %2$I$q$, d.dim, d.col) USING p, below;
     END LOOP;
     INSERT INTO rollup_week
     SELECT project_id, date_bin('7 days', bucket, timestamptz '2000-01-03 00:00:00+00'), dim, key, agent_name,
@@ -123,8 +143,11 @@ $fn$;
 -- events get their cache savings computed by the server after migrating
 -- (postgres.BackfillSavings, with the catalogue version that priced each
 -- call), which also corrects these rows; a pending row says it is due.
+-- Every stored event has tx 0 and this transaction is the only writer of
+-- the new tables, so rebuilding below 1 covers them all.
 SET LOCAL work_mem = '256MB'; -- the GROUP BYs over every event stay in memory
-SELECT llmcost_rebuild_rollups(NULL);
+SELECT llmcost_rebuild_rollups(NULL, 1);
+INSERT INTO rollup_state (watermark) VALUES (1);
 
 CREATE TABLE pending_backfills (name text PRIMARY KEY);
 INSERT INTO pending_backfills (name)

@@ -1,10 +1,13 @@
 -- The rows of one report window, one dimension: rollup rows for the whole
 -- hours and days of the window, raw events for its partial edge hours
--- (analytics.Decompose). Every report query starts with this CTE and
--- groups src. Parameters: $1 project, $2 dim, $3 agent filter ('' = all),
--- $4..$7 the two hourly spans, $8..$9 and $14..$15 the two daily spans,
--- $16..$17 the weekly span, $10..$13 the two raw spans. {{ROLLUP_AGENT}}, {{RAW_KEY}} and {{RAW_AGENT}} are filled per
--- dimension and filter (postgres/analytics.go).
+-- (analytics.Decompose), and the tail: events not yet merged into the
+-- rollups (tx ≥ the watermark $18, read in the same snapshot) whose time
+-- falls in the span the rollups cover ($19..$20). Every report query starts
+-- with this CTE and groups src. Parameters: $1 project, $2 dim, $3 agent
+-- filter ('' = all), $4..$7 the two hourly spans, $8..$9 and $14..$15 the
+-- two daily spans, $16..$17 the weekly span, $10..$13 the two raw spans.
+-- {{ROLLUP_AGENT}}, {{RAW_KEY}} and {{RAW_AGENT}} are filled per dimension
+-- and filter (postgres/analytics.go).
 WITH src AS (
   SELECT key, bucket AS t, calls, input_tokens, output_tokens, cached_tokens, cache_write_tokens, total_tokens,
     cost_nano, subscription_nano, latency_sum, latency_count, success_calls, unpriced_calls,
@@ -35,4 +38,14 @@ WITH src AS (
   FROM events e
   WHERE e.project_id = $1 AND {{RAW_AGENT}} AND {{RAW_KEY}} IS NOT NULL
     AND ((e.ts >= $10 AND e.ts < $11) OR (e.ts >= $12 AND e.ts < $13))
+  UNION ALL
+  SELECT {{RAW_KEY}}, e.ts, 1, e.input_tokens, e.output_tokens, e.cached_tokens,
+    e.cache_write_tokens + e.cache_write_1h_tokens, e.total_tokens, e.cost_nano,
+    CASE WHEN e.billing = 'subscription' THEN e.cost_nano ELSE 0 END, coalesce(e.latency_ms, 0),
+    (e.latency_ms IS NOT NULL)::int, e.success::int, (NOT e.priced)::int,
+    e.read_savings_nano, e.write_premium_nano,
+    (e.cached_tokens + e.cache_write_tokens + e.cache_write_1h_tokens > 0)::int
+  FROM events e
+  WHERE e.project_id = $1 AND {{RAW_AGENT}} AND {{RAW_KEY}} IS NOT NULL
+    AND e.tx >= $18 AND e.ts >= $19 AND e.ts < $20
 )

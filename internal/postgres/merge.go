@@ -1,0 +1,135 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// The rollups are merged from events asynchronously (docs/analytics.md):
+// events carry the id of the transaction that inserted them (events.tx),
+// rollup_state.watermark says every event with tx below it is in the
+// rollups, and reports add the events at or above it (the tail) to the
+// rollups they read, in the same snapshot. Maintaining the rollups inside
+// the ingest statement upserted several hundred rows per 1,000-call batch
+// and held ingest at a fifth of raw COPY; one merge a second upserts each
+// key once for every batch of that second.
+
+// lockState takes the merger's lock (the rollup_state row) and returns the
+// watermark. The merger, re-pricing, the savings backfill and
+// RebuildRollups hold it, so the watermark and the rollups change under one
+// writer at a time; ingest never takes it.
+const lockState = `SELECT watermark FROM rollup_state FOR UPDATE`
+
+// snapshotXmin is the oldest transaction still running: every transaction
+// below it has finished, so every event with tx below it is visible to
+// later statements (or was rolled back). Read in a statement after
+// lockState, it is at least the xmin the previous merger used.
+const snapshotXmin = `SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint`
+
+// mergeSQL folds the events with $1 ≤ tx < $2 (except project $3's, whose
+// rollups a rebuild is about to recompute) into the rollups and moves the
+// watermark to $2, in one statement. The calls are first summed per hour
+// and combination of keys (the finest grain: every rollup row is a sum of
+// these), so the expansion into one row per dimension works on fewer rows.
+var mergeSQL = `WITH src AS (
+  SELECT project_id, date_trunc('hour', ts, 'UTC') AS ts, agent_name, model, billing, user_id, session_id,
+    workflow, tool_name, ` + finestSums() + `
+  FROM (SELECT ` + contribution("e") + `
+    FROM events e WHERE e.tx >= $1 AND e.tx < $2 AND ($3::uuid IS NULL OR e.project_id <> $3)) c
+  GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9
+)` + rollupUpsert() + `, st AS (UPDATE rollup_state SET watermark = $2 RETURNING 1)
+SELECT (SELECT count(*) FROM src), (SELECT count(*) FROM rh) + (SELECT count(*) FROM rd) + (SELECT count(*) FROM rw),
+  (SELECT count(*) FROM st)`
+
+// finestSums sums every rollup column under its own name.
+func finestSums() string {
+	out := make([]string, len(rollupSums))
+	for i, c := range rollupSums {
+		out[i] = fmt.Sprintf("sum(%s)::bigint AS %s", c, c)
+	}
+	return strings.Join(out, ", ")
+}
+
+// MergeResult is what one merge did.
+type MergeResult struct {
+	// Groups merged (calls summed per hour and combination of keys) and
+	// rollup rows upserted.
+	Groups, Rows int64
+	// Watermark after the merge: every event with a lower tx is merged.
+	Watermark int64
+}
+
+// MergeRollups folds the events inserted since the last merge into the
+// rollups and advances the watermark, in one transaction. Concurrent calls
+// (other instances on the database) wait for each other and merge each
+// event once. The extension runs it every second; tests and tools may call
+// it whenever they need the tail empty.
+func (db *DB) MergeRollups(ctx context.Context) (MergeResult, error) {
+	var res MergeResult
+	err := pgx.BeginFunc(ctx, db.Pool, func(tx pgx.Tx) error {
+		var err error
+		res, err = mergeLocked(ctx, tx, nil)
+		return err
+	})
+	return res, translate(err, "rollups")
+}
+
+// mergeLocked takes the merger's lock and merges up to the current xmin,
+// skipping project except (nil: none).
+func mergeLocked(ctx context.Context, tx pgx.Tx, except *string) (MergeResult, error) {
+	var res MergeResult
+	if _, err := tx.Exec(ctx, mergeSettings); err != nil {
+		return res, err
+	}
+	var watermark, xmin int64
+	if err := tx.QueryRow(ctx, lockState).Scan(&watermark); err != nil {
+		return res, err
+	}
+	if err := tx.QueryRow(ctx, snapshotXmin).Scan(&xmin); err != nil {
+		return res, err
+	}
+	res.Watermark = watermark
+	if xmin <= watermark {
+		return res, nil
+	}
+	var moved int64
+	if err := tx.QueryRow(ctx, mergeSQL, watermark, xmin, except).Scan(&res.Groups, &res.Rows, &moved); err != nil {
+		return res, err
+	}
+	res.Watermark = xmin
+	return res, nil
+}
+
+// mergeSettings: the planner must see the watermark's value to pick the BRIN
+// index on tx (a generic plan guesses a third of the table); a tail grown
+// behind a long transaction may take a while and some memory to group.
+const mergeSettings = `SET LOCAL plan_cache_mode = force_custom_plan; SET LOCAL statement_timeout = '10min';
+SET LOCAL work_mem = '64MB'`
+
+// SummarizeTail summarizes the events' BRIN ranges filled since the last
+// call, so the tail reads (reports, the merger) skip them by their summary
+// instead of reading every page of an unsummarized range. Autovacuum does
+// the same, but only every minute or so. It gives up at once when a vacuum
+// holds the table (the lock it needs conflicts), which then summarizes
+// them itself.
+func (db *DB) SummarizeTail(ctx context.Context) error {
+	err := pgx.BeginFunc(ctx, db.Pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `SET LOCAL lock_timeout = '20ms'`); err != nil {
+			return err
+		}
+		_, err := tx.Exec(ctx, `SELECT brin_summarize_new_values('events_tx_brin')`)
+		return err
+	})
+	return translate(err, "events")
+}
+
+// TailEvents counts a project's events not yet merged into the rollups.
+func (db *DB) TailEvents(ctx context.Context, projectID string) (int64, error) {
+	var n int64
+	err := db.Pool.QueryRow(ctx, `SELECT count(*) FROM events
+		WHERE project_id = $1 AND tx >= (SELECT watermark FROM rollup_state)`, projectID).Scan(&n)
+	return n, translate(err, "events")
+}

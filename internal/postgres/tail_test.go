@@ -1,0 +1,148 @@
+package postgres_test
+
+import (
+	"context"
+	"math/rand/v2"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/llmcost/llmcost/internal/analytics"
+	"github.com/llmcost/llmcost/internal/event"
+	"github.com/llmcost/llmcost/internal/postgres"
+)
+
+// dimKey is the key a call has in a report dimension ("" when it has none).
+func dimKey(e event.Event, dim string) string {
+	_, billing := callSums(e)
+	return map[string]string{"agent": e.AgentName, "model": e.Model, "billing": billing, "user": e.UserID,
+		"session": e.SessionID, "workflow": e.Workflow, "tool": e.ToolName}[dim]
+}
+
+// checkReports reads every dimension over 24h, 7d and 90d, for all agents
+// and narrowed to one, and compares each key's sums with a Go sum over the
+// stored calls in the window; plus the hourly time series of 7d.
+func checkReports(t *testing.T, db *postgres.DB, p string, events map[string]event.Event, now time.Time, when string) {
+	t.Helper()
+	ctx := context.Background()
+	for _, r := range []analytics.Range{analytics.Range24h, analytics.Range7d, analytics.Range90d} {
+		w := analytics.Window(r, now)
+		for _, agent := range []string{"", "a2"} {
+			for _, dim := range []string{"agent", "model", "billing", "user", "session", "workflow", "tool"} {
+				grain := analytics.Day
+				if dim == "user" {
+					grain = analytics.Week
+				}
+				res, err := db.ReadWindows(ctx, postgres.WindowQuery{ProjectID: p, Dim: dim, AgentName: agent,
+					Segments: analytics.Decompose(w, grain)})
+				if err != nil {
+					t.Fatal(err)
+				}
+				got := map[string]analytics.Sums{}
+				for _, k := range res[0].Keys {
+					got[k.Key] = k.Sums
+				}
+				want := map[string]analytics.Sums{}
+				for _, e := range events {
+					key := dimKey(e, dim)
+					if key == "" || (agent != "" && e.AgentName != agent) || e.Timestamp.Before(w.Start) || !e.Timestamp.Before(w.End) {
+						continue
+					}
+					s, _ := callSums(e)
+					v := want[key]
+					v.Add(s)
+					want[key] = v
+				}
+				if !reflect.DeepEqual(got, want) {
+					t.Fatalf("%s: %s by %s, agent %q:\n got %+v\nwant %+v", when, r, dim, agent, got, want)
+				}
+			}
+		}
+	}
+	w := analytics.Window(analytics.Range7d, now)
+	res, err := db.ReadWindows(ctx, postgres.WindowQuery{ProjectID: p, Dim: "agent",
+		Segments: analytics.Decompose(w, analytics.Hour), BucketWidth: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, want := map[time.Time]analytics.Sums{}, map[time.Time]analytics.Sums{}
+	for _, pt := range res[0].Points {
+		got[pt.Bucket] = pt.Sums
+	}
+	for _, e := range events {
+		if e.Timestamp.Before(w.Start) || !e.Timestamp.Before(w.End) {
+			continue
+		}
+		s, _ := callSums(e)
+		b := e.Timestamp.Truncate(time.Hour).UTC()
+		v := want[b]
+		v.Add(s)
+		want[b] = v
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("%s: 7d hourly series:\n got %+v\nwant %+v", when, got, want)
+	}
+}
+
+// TestReportsExactWhateverTheMerger reads every report, compared with Go
+// sums over the stored calls, with nothing merged (every call in the
+// tail), after a merge, while a long transaction holds the merger back
+// (new calls stay in the tail after merging), and once it has ended.
+func TestReportsExactWhateverTheMerger(t *testing.T) {
+	db := openDB(t)
+	ctx := context.Background()
+	p := newProject(t, db)
+	rng := rand.New(rand.NewPCG(4, 2))
+	now := time.Now().UTC()
+	kept := map[string]event.Event{}
+	write := func(n int) {
+		t.Helper()
+		batch := randomEvents(rng, p, n, now.Add(-71*time.Hour))
+		for i := range batch {
+			batch[i].EventID += "-" + batch[i].Timestamp.Format(time.RFC3339Nano) // fewer repeats
+		}
+		if _, err := db.Write(ctx, batch, nil); err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range batch {
+			if _, dup := kept[e.EventID]; !dup {
+				kept[e.EventID] = e
+			}
+		}
+	}
+	write(300)
+	write(300)
+	if n := len(readRollups(t, db, p)); n != 0 {
+		t.Fatalf("%d rollup rows before any merge", n)
+	}
+	checkReports(t, db, p, kept, now, "nothing merged")
+
+	merge(t, db)
+	checkReports(t, db, p, kept, now, "after a merge")
+
+	// A transaction with an id, left open, holds xmin (and so the
+	// watermark) below every later call.
+	long, err := db.Pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer long.Rollback(ctx)
+	if _, err := long.Exec(ctx, `SELECT pg_current_xact_id()`); err != nil {
+		t.Fatal(err)
+	}
+	write(300)
+	merge(t, db)
+	if n, err := db.TailEvents(ctx, p); err != nil || n == 0 {
+		t.Fatalf("tail behind a long transaction: %d events (%v)", n, err)
+	}
+	checkReports(t, db, p, kept, now, "merged behind a long transaction")
+	if err := long.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+	merge(t, db)
+	if n, err := db.TailEvents(ctx, p); err != nil || n != 0 {
+		t.Fatalf("tail after the long transaction: %d events (%v)", n, err)
+	}
+	checkReports(t, db, p, kept, now, "merged after the long transaction")
+	compareRollups(t, "after the last merge", readRollups(t, db, p), expectRollups(kept))
+}

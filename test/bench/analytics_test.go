@@ -1,0 +1,115 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/llmcost/llmcost/internal/benchdata"
+)
+
+// BenchmarkAnalytics is make bench-analytics: it seeds (or reuses) the
+// 10 M-event project, measures ingest with rollups beside raw COPY, times a
+// naive GROUP BY over raw events, then serves the seeded database with
+// bin/llmcost and times every report over HTTP, and prints the disk each
+// table takes. Figures go to stdout as Markdown tables.
+func BenchmarkAnalytics(b *testing.B) {
+	spec := specFromEnv(b)
+	t0 := time.Now()
+	ds := openDataset(b, spec)
+	fmt.Printf("dataset ready in %s: %s\n", time.Since(t0).Round(time.Second), spec.Key())
+	for range b.N {
+		ing, ackRatio, mergedRatio := ingestRuns(b, ds)
+		fmt.Printf("\ningest:  median %.0f events/s through /v1/events/batch until the last batch is acknowledged (%d clients, %d-event batches)\n",
+			ing.Ingest, ingestClients, ingestBatch)
+		fmt.Printf("merged:  %.0f events/s until the merger has folded the last batch into the rollups\n", ing.Merged)
+		fmt.Printf("copy:    %.0f events/s raw COPY of the same rows into events alone\n", ing.Copy)
+		fmt.Printf("ratio:   %.2f of COPY acknowledged, %.2f merged (medians of %d runs)\n",
+			ackRatio, mergedRatio, ingestRepeats)
+		b.ReportMetric(ackRatio, "ingest/copy")
+		b.ReportMetric(mergedRatio, "merged/copy")
+
+		naive := timeNaive(b, ds)
+		fmt.Printf("naive:   GROUP BY agent_name over raw events (no rollups), median of 3: 90d %s ms, 7d %s ms, 24h %s ms\n",
+			ms(naive["90d"]), ms(naive["7d"]), ms(naive["24h"]))
+
+		srv := startLLMCost(b, ds.server.URL())
+		key := rotateKey(b, ds.db, ds.state.ProjectID)
+		ts := timeReports(b, srv, key, benchdata.AgentName(0))
+		detail := timeTraceDetail(b, srv, key, benchdata.TraceID(spec.Days-1, 0))
+		srv.stop()
+		printTimings(ts)
+		if detail.served {
+			fmt.Printf("\ntraces/{trace_id} (one run's detail, no range): p50 %s ms, p95 %s ms\n",
+				ms(detail.p50[""]), ms(detail.p95[""]))
+		}
+		b.ReportMetric(float64(worstP95(ts, "90d").Microseconds())/1000, "worst_p95_90d_ms")
+		printSizes(b, ds)
+	}
+}
+
+// ingestRepeats is how many times the ingest comparison runs: the machine
+// is shared, so the medians are quoted.
+const ingestRepeats = 3
+
+// ingestRuns runs the ingest comparison ingestRepeats times, printing each
+// run, and returns the median of each rate and of the two ratios to COPY.
+func ingestRuns(b *testing.B, ds *dataset) (med ingestResult, ackRatio, mergedRatio float64) {
+	var ing, merged, cp, ri, rm []float64
+	for i := range ingestRepeats {
+		r := measureIngest(b, ds)
+		fmt.Printf("ingest run %d: %.0f events/s acknowledged, %.0f merged, %.0f COPY (%.2f, %.2f of COPY)\n",
+			i+1, r.Ingest, r.Merged, r.Copy, r.Ingest/r.Copy, r.Merged/r.Copy)
+		ing, merged, cp = append(ing, r.Ingest), append(merged, r.Merged), append(cp, r.Copy)
+		ri, rm = append(ri, r.Ingest/r.Copy), append(rm, r.Merged/r.Copy)
+	}
+	m := func(v []float64) float64 { slices.Sort(v); return v[len(v)/2] }
+	return ingestResult{Ingest: m(ing), Merged: m(merged), Copy: m(cp)}, m(ri), m(rm)
+}
+
+// timeNaive times the naive per-agent spend query over raw events, three
+// times per range, and returns the medians.
+func timeNaive(b *testing.B, ds *dataset) map[string]time.Duration {
+	out := map[string]time.Duration{}
+	for _, r := range ranges {
+		window := map[string]time.Duration{"24h": 24 * time.Hour, "7d": 7 * 24 * time.Hour, "90d": 90 * 24 * time.Hour}[r]
+		took := make([]time.Duration, 3)
+		for i := range took {
+			start := time.Now()
+			if _, err := ds.db.NaiveSpendByAgent(context.Background(), ds.state.ProjectID, time.Now().Add(-window)); err != nil {
+				b.Fatal(err)
+			}
+			took[i] = time.Since(start)
+		}
+		slices.Sort(took)
+		out[r] = took[1]
+	}
+	return out
+}
+
+func worstP95(ts []timing, r string) time.Duration {
+	var worst time.Duration
+	for _, t := range ts {
+		if t.served {
+			worst = max(worst, t.p95[r])
+		}
+	}
+	return worst
+}
+
+// printSizes lists every table of at least 1 MB with its total size
+// (indexes and TOAST included).
+func printSizes(b *testing.B, ds *dataset) {
+	sizes, err := ds.db.TableSizes(context.Background())
+	if err != nil {
+		b.Fatal(err)
+	}
+	fmt.Printf("\n| Table | Size (MB, with indexes) | Rows (estimate) |\n|---|---|---|\n")
+	for _, s := range sizes {
+		if s.Bytes >= 1<<20 {
+			fmt.Printf("| %s | %.0f | %d |\n", s.Name, float64(s.Bytes)/(1<<20), s.Rows)
+		}
+	}
+}

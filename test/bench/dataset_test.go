@@ -1,0 +1,199 @@
+// Package bench holds the analytics benchmark (make bench-analytics): a
+// seeded 10 M-event project on a private on-disk PostgreSQL, kept between
+// runs, the reports timed over HTTP against the real server, and ingest
+// with rollups measured beside raw COPY. Nothing here runs in make test:
+// the package has benchmarks only.
+package bench
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/llmcost/llmcost/internal/benchdata"
+	"github.com/llmcost/llmcost/internal/postgres"
+	"github.com/llmcost/llmcost/internal/postgres/pgserver"
+)
+
+// Knobs, all optional.
+const (
+	// envDir moves the kept database (default <repo>/.llmcost-bench).
+	envDir = "LLMCOST_BENCH_DIR"
+	// envEvents shrinks or grows the dataset (default 10,000,000).
+	envEvents = "LLMCOST_BENCH_EVENTS"
+	// envReseed=1 seeds again even when the kept dataset matches.
+	envReseed = "LLMCOST_BENCH_RESEED"
+	// envMaxAge bounds the age of a reusable dataset (default 24h): its
+	// timestamps are relative to the seeding time, so an older one leaves
+	// the 24h window thin.
+	envMaxAge = "LLMCOST_BENCH_MAX_AGE"
+)
+
+// serverSettings suit a bulk load and a read-mostly benchmark on a machine
+// with some gigabytes of memory; durability settings stay at their defaults
+// (fsync on), as in production.
+var serverSettings = map[string]string{
+	"shared_buffers":       "1GB",
+	"maintenance_work_mem": "1GB",
+	"max_wal_size":         "8GB",
+	"checkpoint_timeout":   "30min",
+	"max_connections":      "100",
+}
+
+// datasetState is dataset.json beside the cluster: what was seeded, when,
+// and how long it took. A dataset is reused only when its key (generator
+// version, seed, sizes) and schema fingerprint match.
+type datasetState struct {
+	Key       string             `json:"key"`
+	Schema    string             `json:"schema"`
+	Anchor    time.Time          `json:"anchor"`
+	ProjectID string             `json:"project_id"`
+	Took      map[string]float64 `json:"took_seconds"`
+}
+
+func specFromEnv(b *testing.B) benchdata.Spec {
+	spec := benchdata.Default
+	if v := os.Getenv(envEvents); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			b.Fatalf("%s=%q: %v", envEvents, v, err)
+		}
+		spec.Events = n
+	}
+	if err := spec.Validate(); err != nil {
+		b.Fatal(err)
+	}
+	return spec
+}
+
+func benchDir() string {
+	if d := os.Getenv(envDir); d != "" {
+		return d
+	}
+	return filepath.Join(repoRoot(), ".llmcost-bench")
+}
+
+func repoRoot() string {
+	wd, _ := os.Getwd()
+	return filepath.Join(wd, "..", "..")
+}
+
+// schemaFingerprint hashes the migrations' names and contents, so a new or
+// edited migration invalidates a kept dataset.
+func schemaFingerprint() (string, error) {
+	files, err := filepath.Glob(filepath.Join(repoRoot(), "internal", "postgres", "migrations", "*.sql"))
+	if err != nil || len(files) == 0 {
+		return "", fmt.Errorf("no migrations found: %v", err)
+	}
+	h := sha256.New()
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return "", err
+		}
+		fmt.Fprintf(h, "%s\x00%d\x00", filepath.Base(f), len(data))
+		h.Write(data)
+	}
+	return hex.EncodeToString(h.Sum(nil))[:16], nil
+}
+
+// dataset is the seeded project on its running server.
+type dataset struct {
+	spec   benchdata.Spec
+	server *pgserver.Server
+	db     *postgres.DB // bulk pool: no statement timeout
+	state  datasetState
+	reused bool
+}
+
+// openDataset starts the kept cluster and reuses its dataset when it
+// matches, or wipes it and seeds a new one.
+func openDataset(b *testing.B, spec benchdata.Spec) *dataset {
+	ctx := context.Background()
+	dir := filepath.Join(benchDir(), "analytics")
+	schema, err := schemaFingerprint()
+	if err != nil {
+		b.Fatal(err)
+	}
+	maxAge := 24 * time.Hour
+	if v := os.Getenv(envMaxAge); v != "" {
+		if maxAge, err = time.ParseDuration(v); err != nil {
+			b.Fatalf("%s=%q: %v", envMaxAge, v, err)
+		}
+	}
+	st, why := readState(dir, spec.Key(), schema, maxAge)
+	if why != "" {
+		fmt.Printf("seeding a new dataset (%s)\n", why)
+		if err := os.RemoveAll(dir); err != nil {
+			b.Fatal(err)
+		}
+	}
+	ds := &dataset{spec: spec, state: st, reused: why == ""}
+	if ds.server, err = pgserver.Start(ctx, pgserver.Options{DataDir: dir, Settings: serverSettings,
+		StartTimeout: 10 * time.Minute}); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() {
+		if err := ds.server.Stop(context.Background()); err != nil {
+			b.Errorf("stopping the bench PostgreSQL: %v", err)
+		}
+	})
+	if ds.db, err = postgres.OpenBulk(ctx, ds.server.URL(), 4); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(ds.db.Close)
+	if ds.reused {
+		n, err := ds.db.CountEvents(ctx, st.ProjectID)
+		if err != nil || n != int64(spec.Events) {
+			b.Fatalf("kept dataset in %s holds %d events, want %d (%v); delete the directory or set %s=1",
+				dir, n, spec.Events, err, envReseed)
+		}
+		fmt.Printf("reusing the dataset seeded at %s (%s ago; seeding took %.0fs)\n",
+			st.Anchor.Format(time.RFC3339), time.Since(st.Anchor).Round(time.Minute), st.Took["total"])
+		return ds
+	}
+	ds.state = seed(b, ds.db, spec, schema)
+	if err := writeState(dir, ds.state); err != nil {
+		b.Fatal(err)
+	}
+	return ds
+}
+
+// readState returns the kept dataset's state, or why it cannot be reused.
+func readState(dir, key, schema string, maxAge time.Duration) (datasetState, string) {
+	var st datasetState
+	data, err := os.ReadFile(filepath.Join(dir, "dataset.json"))
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return st, "none kept in " + dir
+	case err != nil:
+		return st, err.Error()
+	case json.Unmarshal(data, &st) != nil:
+		return st, "dataset.json unreadable"
+	case os.Getenv(envReseed) == "1":
+		return st, envReseed + "=1"
+	case st.Key != key:
+		return st, "kept dataset is " + st.Key + ", want " + key
+	case st.Schema != schema:
+		return st, "the migrations changed since it was seeded"
+	case time.Since(st.Anchor) > maxAge:
+		return st, fmt.Sprintf("kept dataset is %s old, more than %s (%s)", time.Since(st.Anchor).Round(time.Minute), maxAge, envMaxAge)
+	}
+	return st, ""
+}
+
+func writeState(dir string, st datasetState) error {
+	data, err := json.MarshalIndent(st, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, "dataset.json"), data, 0o644)
+}

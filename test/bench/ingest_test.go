@@ -1,0 +1,196 @@
+package bench
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"reflect"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/llmcost/llmcost/internal/benchdata"
+	"github.com/llmcost/llmcost/internal/event"
+	"github.com/llmcost/llmcost/internal/postgres"
+	"github.com/llmcost/llmcost/internal/pricing"
+)
+
+// Ingest comparison shape, as in test/e2e's BenchmarkIngestVsCopy: 100
+// batches of 1000 events from 4 concurrent clients, then the same rows by
+// COPY in 1000-row chunks.
+const (
+	ingestBatch   = 1000
+	ingestBatches = 100
+	ingestClients = 4
+)
+
+// ingestResult is the ingest comparison's outcome.
+type ingestResult struct {
+	// Ingest counts until the last batch is acknowledged (the reports
+	// include every batch from then on); Merged until the server's merger
+	// has folded the last one into the rollups (the tail is empty).
+	Ingest, Merged, Copy float64 // events per second
+}
+
+// measureIngest sends the benchmark's calls of the last day through
+// /v1/events/batch of a fresh database on the bench server (the server's
+// merger folding them into the rollups every second), waits until the
+// merger has caught up, checks that every stored row equals the generated
+// one (so the bulk loader's rows are ingest's rows), then copies the same
+// rows into the events table of another project alone, and finally checks
+// that rebuilding that project's rollups gives the rollups the merger
+// built.
+func measureIngest(b *testing.B, ds *dataset) ingestResult {
+	ctx := context.Background()
+	const name = "bench_ingest"
+	if err := postgres.RecreateDatabase(ctx, withDatabase(ds.server.URL(), "postgres"), name); err != nil {
+		b.Fatal(err)
+	}
+	dbURL := withDatabase(ds.server.URL(), name)
+	srv := startLLMCost(b, dbURL)
+	defer srv.stop()
+	projectID, key := srv.register(b)
+	events := ingestEvents(ds.spec, projectID)
+
+	if len(events) == 0 {
+		b.Fatal("the dataset is too small for a batch of the ingest comparison")
+	}
+	bodies := make([][]byte, 0, ingestBatches)
+	for i := 0; i < len(events); i += ingestBatch {
+		body, err := benchdata.BatchBody(events[i:i+ingestBatch], nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		bodies = append(bodies, body)
+	}
+	db, err := postgres.OpenBulk(ctx, dbURL, 2)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	start := time.Now()
+	sendAll(b, srv, key, bodies)
+	var r ingestResult
+	r.Ingest = float64(len(events)) / time.Since(start).Seconds()
+	waitMerged(b, db, projectID)
+	r.Merged = float64(len(events)) / time.Since(start).Seconds()
+	checkStored(b, db, projectID, events)
+
+	otherID, _ := srv.register(b)
+	for i := range events {
+		events[i].ProjectID = otherID
+	}
+	start = time.Now()
+	for i := 0; i < len(events); i += ingestBatch {
+		if _, err := db.CopyEvents(ctx, events[i:i+ingestBatch]); err != nil {
+			b.Fatal(err)
+		}
+	}
+	r.Copy = float64(len(events)) / time.Since(start).Seconds()
+	checkRollups(b, db, projectID, otherID)
+	return r
+}
+
+// waitMerged polls until none of the project's events is left in the tail
+// (the server's merger runs every second).
+func waitMerged(b *testing.B, db *postgres.DB, projectID string) {
+	deadline := time.Now().Add(5 * time.Minute)
+	for {
+		n, err := db.TailEvents(context.Background(), projectID)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if n == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			b.Fatalf("the merger left %d events unmerged for 5 minutes", n)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// ingestEvents are the first ingestBatch×ingestBatches calls of the
+// dataset's last days, timestamped relative to now (fewer, in whole
+// batches, when the dataset is smaller).
+func ingestEvents(spec benchdata.Spec, projectID string) []event.Event {
+	var events []event.Event
+	for d := spec.Days - 1; d >= 0 && len(events) < ingestBatch*ingestBatches; d-- {
+		events = append(events, benchdata.Generate(spec, pricing.Builtin(), projectID, time.Now().UTC(), d).Events...)
+	}
+	return events[:min(len(events), ingestBatch*ingestBatches)/ingestBatch*ingestBatch]
+}
+
+func sendAll(b *testing.B, srv *llmcost, key string, bodies [][]byte) {
+	work := make(chan []byte)
+	var wg sync.WaitGroup
+	for range ingestClients {
+		wg.Go(func() {
+			for body := range work {
+				status, raw, err := srv.do("POST", "/v1/events/batch", key, body)
+				if err != nil || status != http.StatusOK {
+					b.Errorf("batch: %d %v %.300s", status, err, raw)
+				}
+			}
+		})
+	}
+	for _, body := range bodies {
+		work <- body
+	}
+	close(work)
+	wg.Wait()
+	if b.Failed() {
+		b.FailNow()
+	}
+}
+
+// checkStored compares every stored row with the generated call, field by
+// field (metadata as JSON, since jsonb reorders keys).
+func checkStored(b *testing.B, db *postgres.DB, projectID string, sent []event.Event) {
+	stored, _, err := db.ListEvents(context.Background(), postgres.EventFilter{ProjectID: projectID, Limit: len(sent)})
+	if err != nil || len(stored) != len(sent) {
+		b.Fatalf("stored %d of %d events: %v", len(stored), len(sent), err)
+	}
+	byID := make(map[string]event.Event, len(stored))
+	for _, ev := range stored {
+		byID[ev.EventID] = ev
+	}
+	for _, want := range sent {
+		got, ok := byID[want.EventID]
+		if !ok {
+			b.Fatalf("event %s not stored", want.EventID)
+		}
+		if !sameJSON(got.Metadata, want.Metadata) {
+			b.Fatalf("event %s metadata %s, generated %s", want.EventID, got.Metadata, want.Metadata)
+		}
+		got.Metadata, want.Metadata = nil, nil
+		if !reflect.DeepEqual(got, want) {
+			b.Fatalf("ingest stored another row than the bulk loader would:\n stored    %+v\n generated %+v", got, want)
+		}
+	}
+	fmt.Printf("ingest check: all %d rows stored by /v1/events/batch equal the bulk loader's rows\n", len(sent))
+}
+
+func sameJSON(a, b []byte) bool {
+	var x, y any
+	return json.Unmarshal(a, &x) == nil && json.Unmarshal(b, &y) == nil && reflect.DeepEqual(x, y)
+}
+
+// checkRollups rebuilds the copied project's rollups as the bulk loader
+// does and compares them with those the merger built from ingest's calls.
+func checkRollups(b *testing.B, db *postgres.DB, ingested, copied string) {
+	ctx := context.Background()
+	if err := db.RebuildRollups(ctx, copied); err != nil {
+		b.Fatal(err)
+	}
+	want, n, err := db.RollupDigest(ctx, ingested)
+	if err != nil {
+		b.Fatal(err)
+	}
+	got, m, err := db.RollupDigest(ctx, copied)
+	if err != nil || got != want || n == 0 {
+		b.Fatalf("rollups rebuilt after COPY (%d rows, %s) differ from those merged after ingest (%d rows, %s): %v", m, got, n, want, err)
+	}
+	fmt.Printf("rollup check: the %d rollup rows rebuilt after COPY equal those merged after ingest\n", n)
+}

@@ -1,0 +1,140 @@
+package bench
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Timing shape: each report and range is warmed up, then timed this many
+// times, one request after another.
+const (
+	timedRuns  = 50
+	warmupRuns = 3
+)
+
+// ranges are the windows every report is timed over.
+var ranges = []string{"24h", "7d", "90d"}
+
+// report is one timed endpoint; issue names the issue that sets its target.
+type report struct {
+	path  string
+	issue int
+}
+
+// reports are the spend reports (issue 9) and the run reports (issue 10).
+// One that answers 404 is not served by this build and is listed as such.
+var reports = []report{
+	{"/v1/analytics/overview", 9}, {"/v1/analytics/agents", 9}, {"/v1/analytics/models", 9},
+	{"/v1/analytics/timeseries", 9}, {"/v1/analytics/full", 9},
+	{"/v1/analytics/by/user", 9}, {"/v1/analytics/by/session", 9}, {"/v1/analytics/by/workflow", 9},
+	{"/v1/analytics/by/tool", 9}, {"/v1/analytics/by/model", 9}, {"/v1/analytics/by/agent", 9},
+	{"/v1/analytics/by/billing", 9}, {"/v1/analytics/cache", 9},
+	{"/v1/analytics/workflows", 10}, {"/v1/analytics/workflows/steps", 10}, {"/v1/analytics/workflows/tools", 10},
+	{"/v1/analytics/workflows/outcomes", 10}, {"/v1/analytics/traces", 10},
+	{"/v1/analytics/workflows/distribution", 10}, {"/v1/analytics/workflows/repeated-work", 10},
+}
+
+// timing is one report's p50 and p95 per range; served is false when the
+// build has no such endpoint.
+type timing struct {
+	name   string
+	served bool
+	p50    map[string]time.Duration
+	p95    map[string]time.Duration
+}
+
+// timeReports times every report over every range, plain and narrowed to
+// one agent.
+func timeReports(b *testing.B, srv *llmcost, key, agent string) []timing {
+	var out []timing
+	for _, narrow := range []string{"", agent} {
+		for _, rep := range reports {
+			name := strings.TrimPrefix(rep.path, "/v1/analytics/")
+			if narrow != "" {
+				name += " ?agent_name"
+			}
+			t := timing{name: name, served: true, p50: map[string]time.Duration{}, p95: map[string]time.Duration{}}
+			for _, rng := range ranges {
+				q := url.Values{"range": {rng}}
+				if narrow != "" {
+					q.Set("agent_name", narrow)
+				}
+				p50, p95, served := timeOne(b, srv, key, rep.path+"?"+q.Encode())
+				if !served {
+					t.served = false
+					break
+				}
+				t.p50[rng], t.p95[rng] = p50, p95
+			}
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// timeOne warms one request up and times it timedRuns times; false when the
+// endpoint answers 404 (not in this build).
+func timeOne(b *testing.B, srv *llmcost, key, path string) (p50, p95 time.Duration, served bool) {
+	for range warmupRuns {
+		status, raw, err := srv.do("GET", path, key, nil)
+		if err == nil && status == http.StatusNotFound {
+			return 0, 0, false
+		}
+		if err != nil || status != http.StatusOK {
+			b.Fatalf("GET %s: %d %v %.300s", path, status, err, raw)
+		}
+	}
+	took := make([]time.Duration, timedRuns)
+	for i := range took {
+		start := time.Now()
+		status, raw, err := srv.do("GET", path, key, nil)
+		took[i] = time.Since(start)
+		if err != nil || status != http.StatusOK {
+			b.Fatalf("GET %s: %d %v %.300s", path, status, err, raw)
+		}
+	}
+	slices.Sort(took)
+	return percentile(took, 50), percentile(took, 95), true
+}
+
+// percentile is the nearest-rank percentile of sorted durations.
+func percentile(sorted []time.Duration, p int) time.Duration {
+	i := (len(sorted)*p+99)/100 - 1
+	return sorted[max(i, 0)]
+}
+
+// timeTraceDetail times one run's trace detail (issue 10; no range): p50
+// and p95, or served false when the build has no such endpoint.
+func timeTraceDetail(b *testing.B, srv *llmcost, key, traceID string) timing {
+	t := timing{name: "traces/{trace_id}", p50: map[string]time.Duration{}, p95: map[string]time.Duration{}}
+	t.p50[""], t.p95[""], t.served = timeOne(b, srv, key, "/v1/analytics/traces/"+url.PathEscape(traceID))
+	return t
+}
+
+// printTimings writes the timings as a Markdown table, p50 / p95 in ms.
+func printTimings(ts []timing) {
+	fmt.Printf("\n| Report | %s |\n|---|%s\n", strings.Join(ranges, " p50 / p95 (ms) | ")+" p50 / p95 (ms)",
+		strings.Repeat("---|", len(ranges)))
+	var missing []string
+	for _, t := range ts {
+		if !t.served {
+			missing = append(missing, t.name)
+			continue
+		}
+		fmt.Printf("| %s |", t.name)
+		for _, r := range ranges {
+			fmt.Printf(" %s / %s |", ms(t.p50[r]), ms(t.p95[r]))
+		}
+		fmt.Println()
+	}
+	if len(missing) > 0 {
+		fmt.Printf("\nnot served by this build (404): %s\n", strings.Join(missing, ", "))
+	}
+}
+
+func ms(d time.Duration) string { return fmt.Sprintf("%.1f", float64(d.Microseconds())/1000) }
