@@ -32,7 +32,9 @@ const loadStreams = 2
 //  4. the rollups, rebuilt from the events by postgres.RebuildRollups (the
 //     SQL the upgrade backfill runs), since COPY bypasses the ingest
 //     statement that maintains them;
-//  5. VACUUM (ANALYZE), so the planner has statistics and the visibility
+//  5. the run tables (runs, their steps, tools, repeats and day rollups),
+//     rebuilt by postgres.RebuildRuns for the same reason;
+//  6. VACUUM (ANALYZE), so the planner has statistics and the visibility
 //     map is set, as on a database that has been live for a while.
 //
 // It returns the dataset's state with the time each step took.
@@ -59,6 +61,11 @@ func seed(b *testing.B, db *postgres.DB, spec benchdata.Spec, schema string) dat
 		b.Fatal(err)
 	}
 	step("rollups", t)
+	t = time.Now()
+	if err := db.RebuildRuns(ctx, projectID); err != nil {
+		b.Fatal(err)
+	}
+	step("runs", t)
 	t = time.Now()
 	if err := db.VacuumAnalyze(ctx); err != nil {
 		b.Fatal(err)
