@@ -49,6 +49,8 @@ type Config struct {
 	MaxListLimit int `mapstructure:"max_list_limit"`
 	// Jobs configures the background job runner's retries and shutdown.
 	Jobs JobsConfig `mapstructure:"jobs"`
+	// Webhooks configures webhook deliveries (docs/guardrails.md).
+	Webhooks WebhooksConfig `mapstructure:"webhooks"`
 }
 
 // RateLimitConfig is a fixed-window quota.
@@ -97,5 +99,6 @@ func (c *Config) Validate() error {
 	errs = append(errs, c.validatePricing()...)
 	errs = append(errs, c.Accounts.validate()...)
 	errs = append(errs, c.Jobs.validate()...)
+	errs = append(errs, c.Webhooks.validate()...)
 	return errors.Join(errs...)
 }

@@ -26,6 +26,7 @@ import (
 	"github.com/llmcost/llmcost/internal/postgres/pgserver"
 	"github.com/llmcost/llmcost/internal/pricing"
 	"github.com/llmcost/llmcost/internal/ratelimit"
+	"github.com/llmcost/llmcost/internal/webhook"
 )
 
 // Extension is the control plane shared by the pipeline components.
@@ -38,6 +39,7 @@ type Extension struct {
 	catalogue atomic.Pointer[pricing.Catalogue]
 	sync      *catalogsync.Syncer
 	jobs      *jobs.Runner
+	webhooks  *webhook.Client
 	api       *apiserver.Server
 	server    *http.Server
 	done      chan struct{}
@@ -104,7 +106,7 @@ func (e *Extension) Start(ctx context.Context, host component.Host) error {
 		Policies: apiserver.Policies{TermsVersion: e.cfg.Policies.TermsVersion, TermsURL: e.cfg.Policies.TermsURL,
 			PrivacyVersion: e.cfg.Policies.PrivacyVersion, PrivacyURL: e.cfg.Policies.PrivacyURL},
 		Pricing: e.sync, AdminEmails: e.cfg.adminEmails(),
-		Accounts: accounts, Jobs: e.jobs, MaxListLimit: e.cfg.MaxListLimit,
+		Accounts: accounts, Jobs: e.jobs, MaxListLimit: e.cfg.MaxListLimit, Webhooks: e.webhooks,
 	})
 	return e.listen(ctx, host)
 }

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/llmcost/llmcost/internal/event"
 	"github.com/llmcost/llmcost/internal/semconv"
 )
@@ -34,8 +36,13 @@ var insertSQL = func() string {
   ON CONFLICT (project_id, trace_id) DO UPDATE
     SET success = excluded.success, label = excluded.label, recorded_at = excluded.recorded_at
   RETURNING 1
-)
-SELECT (SELECT count(*) FROM ev), (SELECT count(*) FROM oc), (SELECT count(*) FROM rh) + (SELECT count(*) FROM rd)`,
+)`+spendUpsert+lastSeenUpsert+`
+SELECT (SELECT count(*) FROM ev), (SELECT count(*) FROM oc), (SELECT count(*) FROM rh) + (SELECT count(*) FROM rd),
+    (SELECT count(*) FROM ls),
+    coalesce((SELECT array_agg(sp.project_id::text ORDER BY sp.project_id, sp.month) FROM sp), '{}'),
+    coalesce((SELECT array_agg(sp.month ORDER BY sp.project_id, sp.month) FROM sp), '{}'),
+    coalesce((SELECT array_agg(sp.metered_nano ORDER BY sp.project_id, sp.month) FROM sp), '{}'),
+    coalesce((SELECT array_agg(sd.delta ORDER BY sd.project_id, sd.month) FROM sd), '{}')`,
 		n+1, n+2, n+3, n+4)
 }()
 
@@ -51,11 +58,24 @@ func (db *DB) Write(ctx context.Context, events []event.Event, outcomes []semcon
 		op[i], ot[i], os[i], ol[i] = o.ProjectID, o.TraceID, o.Success, o.Label
 	}
 	args := append(columnArgs(events), op, ot, os, ol)
-	var stored, recorded, rollupRows int64
-	if err := db.Pool.QueryRow(ctx, insertSQL, args...).Scan(&stored, &recorded, &rollupRows); err != nil {
+	var res WriteResult
+	err := pgx.BeginFunc(ctx, db.Pool, func(tx pgx.Tx) error {
+		var rollupRows, seenRows int64
+		var sp spendArrays
+		if err := tx.QueryRow(ctx, insertSQL, args...).Scan(&res.Stored, &res.Outcomes, &rollupRows, &seenRows,
+			&sp.projects, &sp.months, &sp.after, &sp.delta); err != nil {
+			return err
+		}
+		if db.Hook == nil || res.Stored == 0 {
+			return nil
+		}
+		return db.Hook.AfterWrite(ctx, &WriteTx{tx: tx, db: db}, Written{Events: events, Spend: sp.changes()})
+	})
+	if err != nil {
 		return WriteResult{}, translate(err, "events")
 	}
-	return WriteResult{Stored: stored, Duplicate: received - stored, Outcomes: recorded}, nil
+	res.Duplicate = received - res.Stored
+	return res, nil
 }
 
 // dedupeEvents sorts by (project, event_id) and keeps the first copy of each

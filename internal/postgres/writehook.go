@@ -1,0 +1,171 @@
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/llmcost/llmcost/internal/event"
+	"github.com/llmcost/llmcost/internal/guardrail"
+	"github.com/llmcost/llmcost/internal/webhook"
+)
+
+// spendUpsert adds each batch's metered cost (billing other than
+// subscription) to the month's counter of its project, in the ingest
+// statement: budget state then reads one row. sd is the batch's delta,
+// sp the counter after it; rows are upserted in key order so concurrent
+// batches cannot deadlock, and the row lock orders them, so each batch's
+// before (after − delta) is exactly the previous batch's after.
+const spendUpsert = `, sd AS (
+  SELECT project_id, (date_trunc('month', ts, 'UTC') AT TIME ZONE 'UTC')::date AS month, sum(cost_nano)::bigint AS delta
+  FROM ev WHERE billing <> 'subscription' GROUP BY 1, 2
+), sp AS (
+  INSERT INTO spend_month (project_id, month, metered_nano)
+  SELECT project_id, month, delta FROM sd ORDER BY project_id, month
+  ON CONFLICT (project_id, month) DO UPDATE SET metered_nano = spend_month.metered_nano + excluded.metered_nano
+  RETURNING project_id, month, metered_nano
+)`
+
+// lastSeenUpsert keeps when each agent last used each tool and model.
+const lastSeenUpsert = `, ls AS (
+  INSERT INTO agent_last_seen (project_id, agent_name, dim, key, last_seen)
+  SELECT project_id, agent_name, v.dim, v.key, max(ts) FROM ev
+  CROSS JOIN LATERAL (VALUES ('tool', ev.tool_name), ('model', ev.model)) AS v(dim, key)
+  WHERE v.key IS NOT NULL AND v.key <> '' GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4
+  ON CONFLICT (project_id, agent_name, dim, key) DO UPDATE SET last_seen = excluded.last_seen
+  WHERE agent_last_seen.last_seen < excluded.last_seen
+  RETURNING 1
+)`
+
+type spendArrays struct {
+	projects     []string
+	months       []time.Time
+	after, delta []int64
+}
+
+func (a spendArrays) changes() []SpendChange {
+	out := make([]SpendChange, len(a.projects))
+	for i := range a.projects {
+		out[i] = SpendChange{ProjectID: a.projects[i], Month: a.months[i].UTC(),
+			BeforeNano: a.after[i] - a.delta[i], AfterNano: a.after[i]}
+	}
+	return out
+}
+
+// SpendChange is how one batch moved a project's metered spend of a month.
+type SpendChange struct {
+	ProjectID  string
+	Month      time.Time
+	BeforeNano int64
+	AfterNano  int64
+}
+
+// Written is what an ingest transaction stored.
+type Written struct {
+	// Events are the batch's events (duplicates of stored ones included:
+	// judging them again is harmless, alerts are deduplicated).
+	Events []event.Event
+	Spend  []SpendChange
+}
+
+// WriteHook runs inside the ingest transaction after the events are
+// stored. An error fails the batch: hooks swallow their own failures
+// (Savepoint) unless the transaction itself is broken.
+type WriteHook interface {
+	AfterWrite(ctx context.Context, tx *WriteTx, w Written) error
+}
+
+// WriteTx is the ingest transaction as a hook sees it.
+type WriteTx struct {
+	tx pgx.Tx
+	db *DB
+}
+
+// Enqueue queues webhook deliveries in the transaction.
+func (w *WriteTx) Enqueue(ctx context.Context, envs []webhook.Envelope) error {
+	if w.db.Enqueue == nil || len(envs) == 0 {
+		return nil
+	}
+	return w.db.Enqueue(ctx, w.tx, envs)
+}
+
+// Savepoint runs fn so that its failure undoes only its own writes and
+// leaves the batch to commit.
+func (w *WriteTx) Savepoint(ctx context.Context, fn func() error) error {
+	sp, err := w.tx.Begin(ctx)
+	if err != nil {
+		return err
+	}
+	if err := fn(); err != nil {
+		if rerr := sp.Rollback(ctx); rerr != nil {
+			return rerr
+		}
+		return err
+	}
+	return sp.Commit(ctx)
+}
+
+// PolicyVersion is the project's policy_version.
+func (w *WriteTx) PolicyVersion(ctx context.Context, projectID string) (int64, error) {
+	return policyVersion(ctx, w.tx, projectID)
+}
+
+// LoadPolicy reads the project's policy in the transaction.
+func (w *WriteTx) LoadPolicy(ctx context.Context, projectID string) (Policy, error) {
+	var p Policy
+	err := loadPolicy(ctx, w.tx, projectID, &p)
+	return p, err
+}
+
+// runTotalsSQL totals the stored calls of runs (calls sharing a trace_id,
+// inside a workflow) per agent: tool calls and cost, across every batch.
+const runTotalsSQL = `SELECT agent_name, trace_id, count(tool_name)::bigint, sum(cost_nano)::bigint, max(ts)
+FROM events WHERE project_id = $1 AND trace_id = ANY($2) AND workflow IS NOT NULL
+GROUP BY agent_name, trace_id`
+
+// RunTotals reads the stored totals of the runs traceIDs, by agent.
+func (w *WriteTx) RunTotals(ctx context.Context, projectID string, traceIDs []string) (map[string][]guardrail.Run, error) {
+	rows, err := w.tx.Query(ctx, runTotalsSQL, projectID, traceIDs)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string][]guardrail.Run{}
+	var agent string
+	var r guardrail.Run
+	_, err = pgx.ForEachRow(rows, []any{&agent, &r.TraceID, &r.ToolCalls, &r.CostNano, &r.LastSeen}, func() error {
+		out[agent] = append(out[agent], r)
+		return nil
+	})
+	return out, err
+}
+
+// ClaimBreachAlert records the alert of (agent, subject, kind) in hour;
+// false when this hour already has it (on this or another instance).
+func (w *WriteTx) ClaimBreachAlert(ctx context.Context, projectID string, b guardrail.Breach, hour time.Time) (bool, error) {
+	tag, err := w.tx.Exec(ctx, `INSERT INTO guardrail_alerts (project_id, agent_name, subject, kind, hour)
+VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING`, projectID, b.Agent, b.Subject, string(b.Kind), hour)
+	return err == nil && tag.RowsAffected() == 1, err
+}
+
+// ClaimThresholds records the thresholds crossed in month and returns
+// those no transaction recorded before: each is alerted exactly once.
+func (w *WriteTx) ClaimThresholds(ctx context.Context, projectID string, month time.Time, thresholds []int32) ([]int32, error) {
+	rows, err := w.tx.Query(ctx, `INSERT INTO budget_crossings (project_id, month, threshold)
+SELECT $1, $2, t FROM unnest($3::int[]) AS t ORDER BY t ON CONFLICT DO NOTHING RETURNING threshold`,
+		projectID, month, thresholds)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, pgx.RowTo[int32])
+}
+
+// Notify gives every owner and admin of the project one notification.
+func (w *WriteTx) Notify(ctx context.Context, projectID, typ, title, body string, data json.RawMessage) error {
+	_, err := w.tx.Exec(ctx, `INSERT INTO notifications (user_id, project_id, type, title, body, data)
+SELECT user_id, project_id, $2, $3, $4, $5 FROM memberships
+WHERE project_id = $1 AND role = 'admin' AND accepted_at IS NOT NULL AND user_id IS NOT NULL`,
+		projectID, typ, title, body, data)
+	return err
+}
