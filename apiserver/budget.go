@@ -75,7 +75,7 @@ func (req BudgetRequest) budget() (postgres.Budget, error) {
 	if req.Budget == nil {
 		return b, apierr.Field("budget", "is required: a positive number of USD")
 	}
-	nano, err := pricing.ParseUSD(req.Budget.String())
+	nano, err := pricing.ParseCostNano(req.Budget.String())
 	if err != nil || nano <= 0 {
 		return b, apierr.Field("budget", "must be a positive number of USD")
 	}

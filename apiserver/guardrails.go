@@ -150,7 +150,7 @@ func (req GuardrailRequest) guardrail() (guardrail.Guardrail, error) {
 		return g, apierr.Field("max_tool_calls_per_run", "must be an integer of at least 1, or null")
 	}
 	if req.MaxCostPerRunUSD != nil {
-		nano, err := pricing.ParseUSD(req.MaxCostPerRunUSD.String())
+		nano, err := pricing.ParseCostNano(req.MaxCostPerRunUSD.String())
 		if err != nil || nano <= 0 {
 			return g, apierr.Field("max_cost_per_run_usd", "must be a positive number of USD, or null")
 		}
