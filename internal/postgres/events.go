@@ -50,6 +50,12 @@ SELECT (SELECT count(*) FROM ev), (SELECT count(*) FROM oc), (SELECT count(*) FR
 // later outcome for a trace replaces the earlier one). Duplicates within the
 // slice keep the first copy; duplicates = received − inserted.
 func (db *DB) Write(ctx context.Context, events []event.Event, outcomes []semconv.Outcome) (WriteResult, error) {
+	return db.WriteWith(ctx, db.Hook, events, outcomes)
+}
+
+// WriteWith is Write with hook (nil: none) in place of db.Hook; tests run
+// two hooks, as two instances would, over one database.
+func (db *DB) WriteWith(ctx context.Context, hook WriteHook, events []event.Event, outcomes []semconv.Outcome) (WriteResult, error) {
 	received := int64(len(events))
 	events = dedupeEvents(events)
 	outcomes = lastOutcomes(outcomes)
@@ -66,10 +72,10 @@ func (db *DB) Write(ctx context.Context, events []event.Event, outcomes []semcon
 			&sp.projects, &sp.months, &sp.after, &sp.delta); err != nil {
 			return err
 		}
-		if db.Hook == nil || res.Stored == 0 {
+		if hook == nil || res.Stored == 0 {
 			return nil
 		}
-		return db.Hook.AfterWrite(ctx, &WriteTx{tx: tx, db: db}, Written{Events: events, Spend: sp.changes()})
+		return hook.AfterWrite(ctx, &WriteTx{tx: tx, db: db}, Written{Events: events, Spend: sp.changes()})
 	})
 	if err != nil {
 		return WriteResult{}, translate(err, "events")
