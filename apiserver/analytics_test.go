@@ -47,7 +47,9 @@ func TestAnalyticsAccess(t *testing.T) {
 
 	paths := []string{"/v1/analytics/overview?range=24h", "/v1/analytics/agents", "/v1/analytics/models?range=1h",
 		"/v1/analytics/timeseries?range=24h", "/v1/analytics/full", "/v1/analytics/by/model?range=7d",
-		"/v1/analytics/cache?agent_name=coder"}
+		"/v1/analytics/cache?agent_name=coder", "/v1/analytics/workflows", "/v1/analytics/workflows/steps?workflow=w",
+		"/v1/analytics/workflows/tools", "/v1/analytics/workflows/repeated-work", "/v1/analytics/workflows/outcomes",
+		"/v1/analytics/traces?range=90d"}
 	for _, path := range paths {
 		byKey := m.must(m.do("GET", path, k, nil), 200)
 		sep := "&"

@@ -94,6 +94,12 @@ func (e *Extension) Start(ctx context.Context, host component.Host) error {
 	if backfilled > 0 {
 		log.Info("cache savings computed for older events", zap.Int64("events", backfilled))
 	}
+	// Traced events stored before the run tables get their runs (once).
+	if n, err := db.BackfillRuns(ctx); err != nil {
+		return e.abort(fmt.Errorf("runs backfill: %w", err))
+	} else if n > 0 {
+		log.Info("run tables filled for older events", zap.Int("projects", n))
+	}
 	e.startPricing(ctx)
 	accounts := e.cfg.Accounts.accounts(log)
 	if err := e.startJobs(ctx, accounts.Mailer); err != nil {

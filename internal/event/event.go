@@ -59,9 +59,12 @@ type Event struct {
 	Workflow     string
 	StepName     string
 	ToolName     string
-	UserID       string
-	SessionID    string
-	Billing      string
+	// RequestHash is the client's hash of the request it made (≤ 128
+	// characters), which tells repeated identical calls of a run apart.
+	RequestHash string
+	UserID      string
+	SessionID   string
+	Billing     string
 	// Source names the ingest path: "batch", or "otlp:<agent>".
 	Source string
 	// Metadata is the client's free-form metadata as raw JSON (may be empty).

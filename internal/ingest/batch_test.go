@@ -27,7 +27,7 @@ func evJSON(extra string) string {
 }
 
 func TestDecodeBatchAcceptsAValidEvent(t *testing.T) {
-	b, err := decode(t, `{"project_id":"`+project+`","events":[`+evJSON(`"event_id":"e1","cached_tokens":4,"cache_write_1h_tokens":2,"cost":0.0125,"metadata":{"user_id":"u","session_id":"s","billing":"subscription","workflow":"w"},"workflow":"top"`)+`]}`)
+	b, err := decode(t, `{"project_id":"`+project+`","events":[`+evJSON(`"event_id":"e1","cached_tokens":4,"cache_write_1h_tokens":2,"cost":0.0125,"metadata":{"user_id":"u","session_id":"s","billing":"subscription","workflow":"w"},"workflow":"top","request_hash":"sha256:ab"`)+`]}`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,6 +44,8 @@ func TestDecodeBatchAcceptsAValidEvent(t *testing.T) {
 		t.Fatalf("metadata dimensions: %+v", ev)
 	case ev.Workflow != "top":
 		t.Fatalf("a top-level value must win over metadata: %q", ev.Workflow)
+	case ev.RequestHash != "sha256:ab":
+		t.Fatalf("request_hash: %q", ev.RequestHash)
 	case !ev.Success || ev.Source != "batch":
 		t.Fatalf("defaults: %+v", ev)
 	}
@@ -65,6 +67,7 @@ func TestDecodeBatchRejectsBadEventsOneByOne(t *testing.T) {
 		{"bad timestamp", strings.Replace(evJSON(""), `2026-11-22T10:00:00Z`, `yesterday`, 1), "timestamp"},
 		{"future timestamp", strings.Replace(evJSON(""), `2026-11-22T10:00:00Z`, `2026-11-24T10:00:00Z`, 1), "timestamp"},
 		{"long trace id", evJSON(`"trace_id":"` + strings.Repeat("t", 65) + `"`), "trace_id"},
+		{"long request hash", evJSON(`"request_hash":"` + strings.Repeat("h", 129) + `"`), "request_hash"},
 		{"bad billing", evJSON(`"metadata":{"billing":"free"}`), "metadata.billing"},
 		{"metadata not object", evJSON(`"metadata":[1]`), "metadata"},
 		{"metadata too big", evJSON(`"metadata":{"k":"` + strings.Repeat("x", 16<<10) + `"}`), "metadata"},

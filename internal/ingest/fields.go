@@ -13,6 +13,7 @@ import (
 
 const (
 	maxTraceID   = 64
+	maxHash      = 128
 	maxName      = 256
 	maxEventID   = 255
 	maxErrorText = 4096

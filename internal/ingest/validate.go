@@ -24,7 +24,7 @@ var knownEventFields = map[string]bool{
 	"cache_write_tokens": true, "cache_write_1h_tokens": true, "latency_ms": true, "success": true, "event_id": true,
 	"trace_id": true, "metadata": true, "workflow": true, "step_name": true,
 	"tool_name": true, "span_id": true, "parent_span_id": true, "error": true,
-	"streaming": true, "reasoning_tokens": true,
+	"streaming": true, "reasoning_tokens": true, "request_hash": true,
 }
 
 // Event validates one event (API-DECISIONS.md "Validation per event").
@@ -59,6 +59,7 @@ func (v *Validator) Event(msg json.RawMessage, lim Limits) (event.Event, *Reject
 	ev.ToolName = firstOf(f.str("tool_name", false, maxName), ev.ToolName)
 	ev.SpanID = firstOf(f.str("span_id", false, maxTraceID), ev.SpanID)
 	ev.ParentSpanID = firstOf(f.str("parent_span_id", false, maxTraceID), ev.ParentSpanID)
+	ev.RequestHash = f.str("request_hash", false, maxHash)
 	if text, ok := f.number("cost"); ok {
 		nano, err := pricing.ParseCostNano(text)
 		if err != nil {

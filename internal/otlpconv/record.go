@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/llmcost/llmcost/internal/event"
+	"github.com/llmcost/llmcost/internal/semconv"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
 )
@@ -107,6 +108,7 @@ func (r *rec) convert(c *call) Converted {
 		SpanID:           r.lr.SpanID().String(),
 		UserID:           c.user,
 		SessionID:        c.session,
+		RequestHash:      r.a.str(semconv.RequestHash),
 		Billing:          billing,
 		Source:           "otlp:" + r.agent,
 		Metadata:         r.metadata(),

@@ -14,6 +14,7 @@ import (
 const (
 	maxTextLen  = 256
 	maxErrorLen = 4096
+	maxHashLen  = 128
 	maxFuture   = 24 * time.Hour
 )
 
@@ -32,6 +33,7 @@ func storable(ev *event.Event, now time.Time) error {
 		{"session_id", ev.SessionID, maxTextLen},
 		{"user_id", ev.UserID, maxTextLen},
 		{"error", ev.Error, maxErrorLen},
+		{"request_hash", ev.RequestHash, maxHashLen},
 	} {
 		if len(f.v) > f.max || !storableText(f.v) {
 			return fmt.Errorf("invalid %s (must be valid UTF-8 without NUL characters, at most %d bytes)", f.name, f.max)

@@ -34,6 +34,9 @@ func TestUnstorableRecordsAreRejectedAlone(t *testing.T) {
 		{"over-long user", "invalid user_id", 1, func(_ pcommon.Map, lr plog.LogRecord) {
 			lr.Attributes().PutStr("user.id", strings.Repeat("u", 257))
 		}},
+		{"over-long request hash", "invalid request_hash", 1, func(_ pcommon.Map, lr plog.LogRecord) {
+			lr.Attributes().PutStr("llmcost.request_hash", strings.Repeat("h", 129))
+		}},
 		{"two days ahead", "timestamp too far in the future", 1, func(_ pcommon.Map, lr plog.LogRecord) {
 			lr.SetTimestamp(pcommon.NewTimestampFromTime(testNow.Add(48 * time.Hour)))
 		}},
@@ -73,5 +76,21 @@ func TestUnstorableTagIsDropped(t *testing.T) {
 	ev := only(t, Convert(ld, testNow)).Event
 	if string(ev.Metadata) != `{"cost_center":"eng-1"}` {
 		t.Fatalf("metadata %s", ev.Metadata)
+	}
+}
+
+// An agent's record may carry the hash of its request (llmcost.request_hash),
+// which tells repeated identical calls of a run apart.
+func TestRequestHashIsRead(t *testing.T) {
+	ld, add := batch("acme-agent", "acme")
+	lr := add()
+	lr.SetEventName(semconvEvent)
+	a := lr.Attributes()
+	a.PutStr("gen_ai.response.model", "gpt-4o")
+	a.PutInt("gen_ai.usage.input_tokens", 100)
+	a.PutStr("llmcost.request_hash", "sha256:abc")
+	got := Convert(ld, testNow)
+	if len(got.Events) != 1 || got.Events[0].Event.RequestHash != "sha256:abc" {
+		t.Fatalf("request hash not read: %+v", got)
 	}
 }

@@ -109,6 +109,7 @@ var eventCols = []eventCol{
 		scan: func(_ *event.Event, s *scratch) any { return &s.meta }},
 	intCol("read_savings_nano", "", func(e *event.Event) *int64 { return &e.ReadSavingsNano }),
 	intCol("write_premium_nano", "", func(e *event.Event) *int64 { return &e.WritePremiumNano }),
+	textCol("request_hash", "''", func(e *event.Event) *string { return &e.RequestHash }),
 }
 
 // columnNames lists the events columns, comma-separated.

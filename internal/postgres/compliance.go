@@ -44,12 +44,11 @@ WHERE project_id = $1 AND dim = 'agent' AND agent_name = '' AND bucket >= $2 AND
 const complianceToolCallsSQL = `SELECT coalesce(sum(calls), 0)::bigint FROM rollup_day
 WHERE project_id = $1 AND dim = 'tool' AND agent_name = '' AND bucket >= $2 AND bucket < $3`
 
-// complianceRunsSQL totals the runs (calls sharing a trace_id, inside a
-// workflow) of the guarded agents that had calls in the window.
-const complianceRunsSQL = `SELECT agent_name, trace_id, count(tool_name)::bigint, sum(cost_nano)::bigint, max(ts)
-FROM events WHERE project_id = $1 AND agent_name = ANY($2) AND ts >= $3 AND ts < $4
-  AND workflow IS NOT NULL AND trace_id IS NOT NULL
-GROUP BY agent_name, trace_id`
+// complianceRunsSQL reads the stored totals of the guarded agents' runs
+// that carry a workflow and started in the window: one runs row each.
+const complianceRunsSQL = `SELECT agent_name, trace_id, tool_calls, cost_nano, last_end
+FROM runs WHERE project_id = $1 AND agent_name = ANY($2) AND first_ts >= $3 AND first_ts < $4
+  AND workflow IS NOT NULL`
 
 // ReadCompliance reads the usage of agents in one snapshot.
 func (db *DB) ReadCompliance(ctx context.Context, project string, agents []string, from, to time.Time) (ComplianceData, error) {

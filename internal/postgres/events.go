@@ -17,17 +17,18 @@ type WriteResult struct {
 	Stored, Duplicate, Outcomes int64
 }
 
-// insertSQL writes events, their rollups and outcomes in ONE statement, so
-// one request is one round trip and one implicit transaction: all land or
-// none does, and a duplicate (skipped by ON CONFLICT, so absent from ev)
-// adds nothing to the rollups. Events are inserted in event_id order so
+// insertSQL writes events, their rollups and outcomes in ONE statement
+// (Write then refreshes the runs of its calls and outcomes, in the same
+// transaction): all
+// land or none does, and a duplicate (skipped by ON CONFLICT, so absent
+// from ev) adds nothing to the rollups and touches no run. Events are inserted in event_id order so
 // overlapping concurrent batches take row locks in the same order and
 // cannot deadlock. Outcome parameters follow the event columns.
 var insertSQL = func() string {
 	n := len(eventCols)
 	return `WITH ev AS (
   ` + unnestInsert() + `
-  RETURNING ` + contributionColumns + `
+  RETURNING ` + contributionColumns + `, trace_id
 ), src AS (SELECT ` + contribution("ev") + ` FROM ev)` + rollupUpsert() + fmt.Sprintf(`, oc AS (
   INSERT INTO outcomes (project_id, trace_id, success, label, recorded_at)
   SELECT p, t, s, NULLIF(l, ''), now()
@@ -35,14 +36,15 @@ var insertSQL = func() string {
   ORDER BY p, t
   ON CONFLICT (project_id, trace_id) DO UPDATE
     SET success = excluded.success, label = excluded.label, recorded_at = excluded.recorded_at
-  RETURNING 1
+  RETURNING project_id, trace_id
 )`+spendUpsert+lastSeenUpsert+`
 SELECT (SELECT count(*) FROM ev), (SELECT count(*) FROM oc), (SELECT count(*) FROM rh) + (SELECT count(*) FROM rd),
     (SELECT count(*) FROM ls),
     coalesce((SELECT array_agg(sp.project_id::text ORDER BY sp.project_id, sp.month) FROM sp), '{}'),
     coalesce((SELECT array_agg(sp.month ORDER BY sp.project_id, sp.month) FROM sp), '{}'),
     coalesce((SELECT array_agg(sp.metered_nano ORDER BY sp.project_id, sp.month) FROM sp), '{}'),
-    coalesce((SELECT array_agg(sd.delta ORDER BY sd.project_id, sd.month) FROM sd), '{}')`,
+    coalesce((SELECT array_agg(sd.delta ORDER BY sd.project_id, sd.month) FROM sd), '{}'),
+  `+runKeysOf("(SELECT project_id, trace_id FROM ev UNION ALL SELECT project_id, trace_id FROM oc) k"),
 		n+1, n+2, n+3, n+4)
 }()
 
@@ -68,8 +70,13 @@ func (db *DB) WriteWith(ctx context.Context, hook WriteHook, events []event.Even
 	err := pgx.BeginFunc(ctx, db.Pool, func(tx pgx.Tx) error {
 		var rollupRows, seenRows int64
 		var sp spendArrays
+		var touched []string
 		if err := tx.QueryRow(ctx, insertSQL, args...).Scan(&res.Stored, &res.Outcomes, &rollupRows, &seenRows,
-			&sp.projects, &sp.months, &sp.after, &sp.delta); err != nil {
+			&sp.projects, &sp.months, &sp.after, &sp.delta, &touched); err != nil {
+			return err
+		}
+		// Runs first: the hook judges per-run limits on their totals.
+		if err := RefreshRuns(ctx, tx, parseRunKeys(touched)); err != nil {
 			return err
 		}
 		if hook == nil || res.Stored == 0 {

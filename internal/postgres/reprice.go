@@ -175,7 +175,7 @@ var repriceSQL = `WITH u AS (
   UPDATE events ev SET cost_nano = u.c, catalogue_cost_nano = u.cc, priced = true, price_version = $7,
     read_savings_nano = u.rs, write_premium_nano = u.wp
   FROM u WHERE ev.project_id = u.p AND ev.event_id = u.e
-  RETURNING 1
+  RETURNING ev.project_id, ev.trace_id
 ), src AS (
   SELECT project_id, ts, agent_name, model, billing, user_id, session_id, workflow, tool_name,
     0::bigint AS calls, 0::bigint AS input_tokens, 0::bigint AS output_tokens, 0::bigint AS cached_tokens,
@@ -186,9 +186,12 @@ var repriceSQL = `WITH u AS (
     wp - write_premium_nano AS write_premium_nano, 0::bigint AS events_with_cache
   FROM old
 )` + rollupUpsert() + `
-SELECT (SELECT count(*) FROM upd)`
+SELECT (SELECT count(*) FROM upd), ` + runKeysOf("upd")
 
+// applyReprice updates the changed events and their rollups chunk by
+// chunk, then refreshes the runs they belong to.
 func applyReprice(ctx context.Context, tx pgx.Tx, changed []repriced, version string) error {
+	var runKeys []RunKey
 	for start := 0; start < len(changed); start += updateChunk {
 		chunk := changed[start:min(start+updateChunk, len(changed))]
 		p, e := make([]string, len(chunk)), make([]string, len(chunk))
@@ -198,7 +201,8 @@ func applyReprice(ctx context.Context, tx pgx.Tx, changed []repriced, version st
 			p[i], e[i], c[i], cc[i], rs[i], wp[i] = r.project, r.id, r.cost, r.cat, r.read, r.premium
 		}
 		var updated int64
-		if err := tx.QueryRow(ctx, repriceSQL, p, e, c, cc, rs, wp, version).Scan(&updated); err != nil {
+		var touched []string
+		if err := tx.QueryRow(ctx, repriceSQL, p, e, c, cc, rs, wp, version).Scan(&updated, &touched); err != nil {
 			return err
 		}
 		if updated != int64(len(chunk)) {
@@ -206,6 +210,13 @@ func applyReprice(ctx context.Context, tx pgx.Tx, changed []repriced, version st
 			// than report what was not done.
 			return apierr.Unavailablef(nil, "events changed during the re-pricing (%d of %d found); nothing was changed, run it again",
 				updated, len(chunk))
+		}
+		runKeys = append(runKeys, parseRunKeys(touched)...)
+	}
+	runKeys = sortKeys(runKeys)
+	for start := 0; start < len(runKeys); start += rebuildChunk {
+		if err := RefreshRuns(ctx, tx, runKeys[start:min(start+rebuildChunk, len(runKeys))]); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -119,11 +119,12 @@ func (w *WriteTx) LoadPolicy(ctx context.Context, projectID string) (Policy, err
 	return p, err
 }
 
-// runTotalsSQL totals the stored calls of runs (calls sharing a trace_id,
-// inside a workflow) per agent: tool calls and cost, across every batch.
-const runTotalsSQL = `SELECT agent_name, trace_id, count(tool_name)::bigint, sum(cost_nano)::bigint, max(ts)
-FROM events WHERE project_id = $1 AND trace_id = ANY($2) AND workflow IS NOT NULL
-GROUP BY agent_name, trace_id`
+// runTotalsSQL reads the stored totals of runs (calls sharing a trace_id)
+// that carry a workflow, across every batch: the runs table, refreshed
+// earlier in the same transaction. A run belongs to the agent of its
+// first call.
+const runTotalsSQL = `SELECT agent_name, trace_id, tool_calls, cost_nano, last_end
+FROM runs WHERE project_id = $1 AND trace_id = ANY($2) AND workflow IS NOT NULL`
 
 // RunTotals reads the stored totals of the runs traceIDs, by agent.
 func (w *WriteTx) RunTotals(ctx context.Context, projectID string, traceIDs []string) (map[string][]guardrail.Run, error) {

@@ -50,12 +50,14 @@ const (
 	Workflow          = "llmcost.workflow"
 	StepName          = "llmcost.step_name"
 	ToolName          = "llmcost.tool_name"
-	UserID            = "llmcost.user_id"
-	SessionID         = "llmcost.session_id"
-	Billing           = "llmcost.billing"
-	Source            = "llmcost.source"
-	Metadata          = "llmcost.metadata"
-	OutcomeLabel      = "llmcost.outcome_label"
+	// RequestHash is also read from an agent's OTLP record (otlpconv).
+	RequestHash  = "llmcost.request_hash"
+	UserID       = "llmcost.user_id"
+	SessionID    = "llmcost.session_id"
+	Billing      = "llmcost.billing"
+	Source       = "llmcost.source"
+	Metadata     = "llmcost.metadata"
+	OutcomeLabel = "llmcost.outcome_label"
 )
 
 // Outcome is a run's declared result, carried as its own record kind.
@@ -118,6 +120,7 @@ func PutEvent(lr plog.LogRecord, ev *event.Event) {
 	putOptStr(a, Workflow, ev.Workflow)
 	putOptStr(a, StepName, ev.StepName)
 	putOptStr(a, ToolName, ev.ToolName)
+	putOptStr(a, RequestHash, ev.RequestHash)
 	putOptStr(a, UserID, ev.UserID)
 	putOptStr(a, SessionID, ev.SessionID)
 	putOptStr(a, Billing, ev.Billing)
@@ -169,6 +172,7 @@ func GetEvent(lr plog.LogRecord) (event.Event, error) {
 	ev.Workflow = getStr(a, Workflow)
 	ev.StepName = getStr(a, StepName)
 	ev.ToolName = getStr(a, ToolName)
+	ev.RequestHash = getStr(a, RequestHash)
 	ev.UserID = getStr(a, UserID)
 	ev.SessionID = getStr(a, SessionID)
 	ev.Billing = getStr(a, Billing)

@@ -17,7 +17,7 @@ func TestEventRoundTrip(t *testing.T) {
 		CachedTokens: 3, CacheWriteTokens: 2, CacheWrite1hTokens: 1, TotalTokens: 15, ReasoningTokens: 1, CostNano: 123,
 		CostProvided: true, CatalogueCostNano: 99, Priced: true, PriceVersion: "v", LatencyMS: &ms,
 		Success: true, Error: "x", Streaming: true, Timestamp: time.Date(2026, 1, 2, 3, 4, 5, 6, time.UTC),
-		TraceID: "t", SpanID: "s", ParentSpanID: "ps", Workflow: "w", StepName: "st", ToolName: "tl",
+		TraceID: "t", SpanID: "s", ParentSpanID: "ps", Workflow: "w", StepName: "st", ToolName: "tl", RequestHash: "rh",
 		UserID: "u", SessionID: "se", Billing: "subscription", Source: "batch", Metadata: []byte(`{"k":1}`),
 	}
 	lr := plog.NewLogRecord()

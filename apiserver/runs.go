@@ -1,0 +1,155 @@
+package apiserver
+
+import (
+	"net/http"
+
+	"github.com/gorilla/mux"
+
+	"github.com/llmcost/llmcost/internal/analytics"
+	"github.com/llmcost/llmcost/internal/apierr"
+	"github.com/llmcost/llmcost/internal/postgres"
+	"github.com/llmcost/llmcost/internal/runs"
+)
+
+// The run reports (API-DECISIONS.md "Runs", docs/analytics.md "Runs") read
+// the runs whose first call lies in the window, from the run tables.
+
+// Limits of the run reports that differ from the array default.
+const (
+	defaultTraceLimit = 50
+	maxTraceLimit     = 500
+	defaultBuckets    = 20
+	minBuckets        = 6
+	maxBuckets        = 60
+	// maxDistributionRuns is how many of the newest runs a distribution reads.
+	maxDistributionRuns = 100_000
+)
+
+// runQuery reads range, agent_name, workflow and limit (default def, 1 to
+// max) into the runs a report reads.
+func (s *Server) runQuery(r *http.Request, def, max int) (postgres.RunQuery, error) {
+	q := r.URL.Query()
+	rng, err := analytics.ParseRange(q.Get("range"), analytics.AllRanges)
+	if err != nil {
+		return postgres.RunQuery{}, err
+	}
+	limit, err := intParam(q.Get("limit"), "limit", def, 1, max)
+	if err != nil {
+		return postgres.RunQuery{}, err
+	}
+	w := analytics.Window(rng, s.Now())
+	wf := q.Get("workflow")
+	return postgres.RunQuery{ProjectID: callerOf(r).ProjectID, Start: w.Start, End: w.End,
+		AgentName: q.Get("agent_name"), Workflow: wf, HasWorkflow: wf != "", Limit: limit}, nil
+}
+
+func (s *Server) arrayQuery(r *http.Request) (postgres.RunQuery, error) {
+	return s.runQuery(r, analytics.DefaultLimit, analytics.MaxLimit)
+}
+
+// analyticsWorkflows is GET /v1/analytics/workflows.
+func (s *Server) analyticsWorkflows(r *http.Request) ([]WorkflowRow, error) {
+	q, err := s.arrayQuery(r)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := s.DB.WorkflowRows(r.Context(), q)
+	return workflowRows(rows), err
+}
+
+// analyticsSteps is GET /v1/analytics/workflows/steps (workflow optional).
+func (s *Server) analyticsSteps(r *http.Request) ([]StepRow, error) {
+	q, err := s.arrayQuery(r)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := s.DB.StepRows(r.Context(), q)
+	return stepRows(rows), err
+}
+
+// analyticsTools is GET /v1/analytics/workflows/tools.
+func (s *Server) analyticsTools(r *http.Request) ([]ToolRow, error) {
+	q, err := s.arrayQuery(r)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := s.DB.ToolRows(r.Context(), q)
+	return toolRows(rows), err
+}
+
+// analyticsRepeatedWork is GET /v1/analytics/workflows/repeated-work.
+func (s *Server) analyticsRepeatedWork(r *http.Request) ([]RepeatedWorkRow, error) {
+	q, err := s.arrayQuery(r)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := s.DB.RepeatRows(r.Context(), q)
+	return repeatedRows(rows), err
+}
+
+// analyticsOutcomes is GET /v1/analytics/workflows/outcomes.
+func (s *Server) analyticsOutcomes(r *http.Request) ([]OutcomeRow, error) {
+	q, err := s.arrayQuery(r)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := s.DB.OutcomeRows(r.Context(), q)
+	return outcomeRows(rows), err
+}
+
+// analyticsDistribution is GET /v1/analytics/workflows/distribution: the
+// per-run costs of one workflow (by default the highest-spend one; none
+// with runs is 404), of its newest 100,000 runs in the window.
+func (s *Server) analyticsDistribution(r *http.Request) (Distribution, error) {
+	q, err := s.runQuery(r, maxDistributionRuns, maxDistributionRuns)
+	if err != nil {
+		return Distribution{}, err
+	}
+	buckets, err := intParam(r.URL.Query().Get("buckets"), "buckets", defaultBuckets, minBuckets, maxBuckets)
+	if err != nil {
+		return Distribution{}, err
+	}
+	if !q.HasWorkflow {
+		name, ok, err := s.DB.TopWorkflow(r.Context(), q)
+		if err != nil {
+			return Distribution{}, err
+		}
+		if !ok {
+			return Distribution{}, apierr.New(apierr.NotFound, "no workflow has runs in this window")
+		}
+		q.Workflow, q.HasWorkflow = name, true
+	}
+	q.Limit = maxDistributionRuns + 1
+	costs, err := s.DB.RunCosts(r.Context(), q)
+	if err != nil {
+		return Distribution{}, err
+	}
+	if len(costs) == 0 {
+		return Distribution{}, apierr.Newf(apierr.NotFound, "workflow %q has no runs in this window", q.Workflow)
+	}
+	truncated := len(costs) > maxDistributionRuns
+	costs = costs[:min(len(costs), maxDistributionRuns)]
+	return distribution(q.Workflow, runs.Distribute(costs, buckets), truncated), nil
+}
+
+// analyticsTraces is GET /v1/analytics/traces: the most expensive runs.
+func (s *Server) analyticsTraces(r *http.Request) ([]TraceRow, error) {
+	q, err := s.runQuery(r, defaultTraceLimit, maxTraceLimit)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := s.DB.TraceRows(r.Context(), q)
+	return traceRows(rows), err
+}
+
+// analyticsTrace is GET /v1/analytics/traces/{trace_id}: flat spans with
+// parent ids, depth and step index, and the outcome; a run with only an
+// outcome has no spans; a trace not in the project is 404.
+func (s *Server) analyticsTrace(r *http.Request) (TraceDetail, error) {
+	id := mux.Vars(r)["trace_id"]
+	tr, err := s.DB.ReadTrace(r.Context(), callerOf(r).ProjectID, id)
+	if err != nil {
+		return TraceDetail{}, err
+	}
+	return traceDetail(id, tr), nil
+}

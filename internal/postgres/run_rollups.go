@@ -1,0 +1,131 @@
+package postgres
+
+import (
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// Daily run rollups (migration 0007): run_day, run_step_day and
+// run_tool_day rows per (project, agent, UTC day of the run's first call,
+// workflow), and '' agent rows over every agent. A run refresh recomputes
+// the rows of every key its runs had before and have after: the per-agent
+// rows from the runs table, then the '' rows from the per-agent rows.
+// Recomputing (instead of adding deltas) keeps max_cost_nano and
+// max_depth exact when a run moves to another key or gets cheaper.
+
+// dayKey is one per-agent rollup key.
+type dayKey struct {
+	ProjectID string
+	Day       time.Time
+	Workflow  string // "" for runs without a workflow
+	Agent     string
+}
+
+func dayOf(t time.Time) time.Time { return t.UTC().Truncate(24 * time.Hour) }
+
+// dayKeyArrays turns keys into unnest arrays, sorted and distinct.
+func dayKeyArrays(keys map[dayKey]bool) (p []string, d []time.Time, w, a []string) {
+	for k := range keys {
+		p, d, w, a = append(p, k.ProjectID), append(d, k.Day), append(w, k.Workflow), append(a, k.Agent)
+	}
+	return p, d, w, a
+}
+
+// dayLockSQL locks the keys' (project, day, workflow) blocks in one global
+// order (class 4243), after the runs' locks: a refresh that waited here
+// then reads the runs the other committed, so two batches adding runs to
+// one key cannot both write a stale sum.
+const dayLockSQL = `SELECT count(pg_advisory_xact_lock(4243, h)) FROM (
+  SELECT DISTINCT hashtext(p || '/' || extract(epoch FROM d)::bigint || '/' || w) AS h
+  FROM unnest($1::text[], $2::timestamptz[], $3::text[]) AS u(p, d, w) ORDER BY 1) s`
+
+// dayKeysSQL is the unnest of the keys, aliased k(p, d, w, a).
+const dayKeysSQL = `(SELECT DISTINCT * FROM unnest($1::uuid[], $2::timestamptz[], $3::text[], $4::text[]) AS k0(p, d, w, a))`
+
+// rebuildKeysSQL are every key of project $1, for RebuildRuns.
+const rebuildKeysSQL = `(SELECT DISTINCT project_id AS p, date_trunc('day', first_ts, 'UTC') AS d,
+  coalesce(workflow, '') AS w, agent_name AS a FROM runs WHERE project_id = $1)`
+
+// runsOfKey joins the runs of each key k.
+const runsOfKey = `JOIN runs r ON r.project_id = k.p AND r.agent_name = k.a
+  AND r.first_ts >= k.d AND r.first_ts < k.d + interval '24 hours' AND coalesce(r.workflow, '') = k.w`
+
+var dayDeletes = func() []string {
+	var out []string
+	for _, t := range []string{"run_day", "run_step_day", "run_tool_day"} {
+		out = append(out, `DELETE FROM `+t+` x USING {{KEYS}} k
+WHERE x.project_id = k.p AND x.bucket = k.d AND x.workflow = k.w AND (x.agent_name = k.a OR x.agent_name = '')`)
+	}
+	return out
+}()
+
+const groupSums = `sum(s.calls), count(*), sum(s.cost_nano), sum(s.tokens), sum(s.latency_sum), sum(s.latency_count),
+  sum(s.success_calls)`
+
+// dayInserts recompute the per-agent rows of the keys, then their ” rows.
+var dayInserts = []string{
+	`INSERT INTO run_day (project_id, agent_name, bucket, workflow, runs, cost_nano, max_cost_nano, calls, steps,
+  max_depth, success_calls, succeeded, failed, success_cost, failure_cost)
+SELECT k.p, k.a, k.d, k.w, count(*), sum(r.cost_nano), max(r.cost_nano), sum(r.calls), sum(r.steps),
+  max(r.max_depth), sum(r.success_calls), count(*) FILTER (WHERE o.success), count(*) FILTER (WHERE NOT o.success),
+  coalesce(sum(r.cost_nano) FILTER (WHERE o.success), 0), coalesce(sum(r.cost_nano) FILTER (WHERE NOT o.success), 0)
+FROM {{KEYS}} k ` + runsOfKey + `
+LEFT JOIN outcomes o ON o.project_id = r.project_id AND o.trace_id = r.trace_id
+GROUP BY k.p, k.a, k.d, k.w`,
+	`INSERT INTO run_step_day (project_id, agent_name, bucket, workflow, name, calls, runs, cost_nano, tokens,
+  latency_sum, latency_count, success_calls)
+SELECT k.p, k.a, k.d, k.w, s.step_name, ` + groupSums + `
+FROM {{KEYS}} k ` + runsOfKey + `
+JOIN run_steps s ON s.project_id = r.project_id AND s.trace_id = r.trace_id
+GROUP BY k.p, k.a, k.d, k.w, s.step_name`,
+	`INSERT INTO run_tool_day (project_id, agent_name, bucket, workflow, name, calls, runs, cost_nano, tokens,
+  latency_sum, latency_count, success_calls)
+SELECT k.p, k.a, k.d, k.w, s.tool_name, ` + groupSums + `
+FROM {{KEYS}} k ` + runsOfKey + `
+JOIN run_tools s ON s.project_id = r.project_id AND s.trace_id = r.trace_id
+GROUP BY k.p, k.a, k.d, k.w, s.tool_name`,
+	`INSERT INTO run_day (project_id, agent_name, bucket, workflow, runs, cost_nano, max_cost_nano, calls, steps,
+  max_depth, success_calls, succeeded, failed, success_cost, failure_cost)
+SELECT x.project_id, '', x.bucket, x.workflow, sum(x.runs), sum(x.cost_nano), max(x.max_cost_nano), sum(x.calls),
+  sum(x.steps), max(x.max_depth), sum(x.success_calls), sum(x.succeeded), sum(x.failed), sum(x.success_cost),
+  sum(x.failure_cost)
+FROM (SELECT DISTINCT p, d, w FROM {{KEYS}} k1) k
+JOIN run_day x ON x.project_id = k.p AND x.bucket = k.d AND x.workflow = k.w AND x.agent_name <> ''
+GROUP BY x.project_id, x.bucket, x.workflow`,
+	allAgents("run_step_day"),
+	allAgents("run_tool_day"),
+}
+
+func allAgents(table string) string {
+	return `INSERT INTO ` + table + ` (project_id, agent_name, bucket, workflow, name, calls, runs, cost_nano, tokens,
+  latency_sum, latency_count, success_calls)
+SELECT x.project_id, '', x.bucket, x.workflow, x.name, sum(x.calls), sum(x.runs), sum(x.cost_nano), sum(x.tokens),
+  sum(x.latency_sum), sum(x.latency_count), sum(x.success_calls)
+FROM (SELECT DISTINCT p, d, w FROM {{KEYS}} k1) k
+JOIN ` + table + ` x ON x.project_id = k.p AND x.bucket = k.d AND x.workflow = k.w AND x.agent_name <> ''
+GROUP BY x.project_id, x.bucket, x.workflow, x.name`
+}
+
+// queueDayRefresh queues the lock and the recomputation of keys' rows.
+func queueDayRefresh(b *pgx.Batch, keys map[dayKey]bool) {
+	if len(keys) == 0 {
+		return
+	}
+	p, d, w, a := dayKeyArrays(keys)
+	b.Queue(dayLockSQL, p, d, w)
+	for _, s := range append(append([]string{}, dayDeletes...), dayInserts...) {
+		b.Queue(strings.ReplaceAll(s, "{{KEYS}}", dayKeysSQL), p, d, w, a)
+	}
+}
+
+// queueDayRebuild queues the recomputation of every rollup row of a project.
+func queueDayRebuild(b *pgx.Batch, projectID string) {
+	for _, t := range []string{"run_day", "run_step_day", "run_tool_day"} {
+		b.Queue(`DELETE FROM `+t+` WHERE project_id = $1`, projectID)
+	}
+	for _, s := range dayInserts {
+		b.Queue(strings.ReplaceAll(s, "{{KEYS}}", rebuildKeysSQL), projectID)
+	}
+}

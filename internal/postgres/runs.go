@@ -1,0 +1,285 @@
+package postgres
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/llmcost/llmcost/internal/runs"
+)
+
+// Runs (migration 0006, docs/analytics.md "Runs"): the tables runs,
+// run_steps, run_tools and run_repeats hold what internal/runs computes
+// from each run's stored calls. Every statement that adds or re-prices
+// calls refreshes the runs it touched in the same transaction, from all
+// their stored calls, so calls arriving late, out of order or twice give
+// the same rows as one batch.
+
+// RunKey names one run.
+type RunKey struct{ ProjectID, TraceID string }
+
+func sortKeys(keys []RunKey) []RunKey {
+	keys = slices.Clone(keys)
+	slices.SortFunc(keys, func(a, b RunKey) int {
+		if c := strings.Compare(a.ProjectID, b.ProjectID); c != 0 {
+			return c
+		}
+		return strings.Compare(a.TraceID, b.TraceID)
+	})
+	return slices.Compact(keys)
+}
+
+// runKeysOf is the SQL array of the runs a CTE's rows (with project_id
+// and trace_id) belong to, each as "project trace" (parseRunKeys).
+func runKeysOf(cte string) string {
+	return "ARRAY(SELECT DISTINCT project_id::text || ' ' || trace_id FROM " + cte + " WHERE trace_id IS NOT NULL)"
+}
+
+// parseRunKeys reads runKeysOf's array; a project id holds no space.
+func parseRunKeys(pairs []string) []RunKey {
+	out := make([]RunKey, 0, len(pairs))
+	for _, s := range pairs {
+		p, t, _ := strings.Cut(s, " ")
+		out = append(out, RunKey{ProjectID: p, TraceID: t})
+	}
+	return out
+}
+
+func keyArrays(keys []RunKey) ([]string, []string) {
+	p, t := make([]string, len(keys)), make([]string, len(keys))
+	for i, k := range keys {
+		p[i], t[i] = k.ProjectID, k.TraceID
+	}
+	return p, t
+}
+
+// runLockSQL takes the runs' advisory locks (class 4242 of the two-key
+// space, apart from the one-key re-pricing lock) in one global order (by
+// hash), so concurrent batches touching the same runs queue instead of
+// deadlocking; a batch that waited then reads the calls the other committed.
+const runLockSQL = `SELECT count(pg_advisory_xact_lock(4242, h)) FROM (
+  SELECT DISTINCT hashtext(p || '/' || t) AS h FROM unnest($1::text[], $2::text[]) AS u(p, t) ORDER BY 1) s`
+
+// runCallsSQL reads the stored calls of runs, by run.
+const runCallsSQL = `SELECT e.project_id::text, e.trace_id, e.event_id, e.agent_name, e.model, e.ts,
+  coalesce(e.span_id, ''), coalesce(e.parent_span_id, ''), coalesce(e.workflow, ''), coalesce(e.step_name, ''),
+  coalesce(e.tool_name, ''), coalesce(e.request_hash, ''), e.input_tokens, e.total_tokens, e.cost_nano,
+  e.latency_ms, e.success
+FROM unnest($1::uuid[], $2::text[]) AS u(p, t)
+JOIN events e ON e.project_id = u.p AND e.trace_id = u.t
+ORDER BY 1, 2`
+
+// RefreshRuns recomputes the run rows of keys from their stored calls,
+// inside tx: lock, read, compute (runs.Build), replace.
+func RefreshRuns(ctx context.Context, tx pgx.Tx, keys []RunKey) error {
+	if len(keys) == 0 {
+		return nil
+	}
+	keys = sortKeys(keys)
+	p, t := keyArrays(keys)
+	var locked int64
+	if err := tx.QueryRow(ctx, runLockSQL, p, t).Scan(&locked); err != nil {
+		return err
+	}
+	days, err := oldDayKeys(ctx, tx, p, t)
+	if err != nil {
+		return err
+	}
+	built, err := readRuns(ctx, tx, p, t)
+	if err != nil {
+		return err
+	}
+	for _, br := range built {
+		days[newDayKey(br)] = true
+	}
+	return writeRuns(ctx, tx, keys, built, days)
+}
+
+// oldDayKeys are the rollup keys the runs (p, t) have before a refresh.
+func oldDayKeys(ctx context.Context, tx pgx.Tx, p, t []string) (map[dayKey]bool, error) {
+	rows, err := tx.Query(ctx, `SELECT r.project_id::text, date_trunc('day', r.first_ts, 'UTC'),
+  coalesce(r.workflow, ''), r.agent_name
+FROM unnest($1::uuid[], $2::text[]) AS u(p, t) JOIN runs r ON r.project_id = u.p AND r.trace_id = u.t`, p, t)
+	if err != nil {
+		return nil, err
+	}
+	keys, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (dayKey, error) {
+		var k dayKey
+		err := r.Scan(&k.ProjectID, &k.Day, &k.Workflow, &k.Agent)
+		k.Day = k.Day.UTC()
+		return k, err
+	})
+	out := make(map[dayKey]bool, len(keys)+len(p))
+	for _, k := range keys {
+		out[k] = true
+	}
+	return out, err
+}
+
+func newDayKey(br builtRun) dayKey {
+	return dayKey{ProjectID: br.ProjectID, Day: dayOf(br.FirstTS), Workflow: br.Workflow, Agent: br.AgentName}
+}
+
+// builtRun is one computed run and its key.
+type builtRun struct {
+	RunKey
+	runs.Run
+}
+
+// readRuns reads the calls of the runs (p, t) and builds each run.
+func readRuns(ctx context.Context, tx pgx.Tx, p, t []string) ([]builtRun, error) {
+	rows, err := tx.Query(ctx, runCallsSQL, p, t)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []builtRun
+	var cur RunKey
+	var calls []runs.Call
+	flush := func() {
+		if len(calls) > 0 {
+			out = append(out, builtRun{RunKey: cur, Run: runs.Build(calls)})
+		}
+		calls = calls[:0]
+	}
+	for rows.Next() {
+		var k RunKey
+		var c runs.Call
+		if err := rows.Scan(&k.ProjectID, &k.TraceID, &c.EventID, &c.AgentName, &c.Model, &c.Timestamp,
+			&c.SpanID, &c.ParentSpanID, &c.Workflow, &c.StepName, &c.ToolName, &c.RequestHash,
+			&c.InputTokens, &c.TotalTokens, &c.CostNano, &c.LatencyMS, &c.Success); err != nil {
+			return nil, err
+		}
+		if k != cur {
+			flush()
+			cur = k
+		}
+		calls = append(calls, c)
+	}
+	flush()
+	return out, rows.Err()
+}
+
+// writeRuns replaces the rows of keys (deleting a run cascades to its
+// steps, tools and repeats) with the built runs and recomputes the daily
+// rollups of days, in one round trip.
+func writeRuns(ctx context.Context, tx pgx.Tx, keys []RunKey, built []builtRun, days map[dayKey]bool) error {
+	p, t := keyArrays(keys)
+	b := &pgx.Batch{}
+	b.Queue(`DELETE FROM runs r USING unnest($1::uuid[], $2::text[]) AS u(p, t)
+WHERE r.project_id = u.p AND r.trace_id = u.t`, p, t)
+	queueRunInserts(b, built)
+	queueDayRefresh(b, days)
+	return tx.SendBatch(ctx, b).Close()
+}
+
+func nullIfEmpty(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// queueRunInserts queues the inserts of built runs and their children.
+func queueRunInserts(b *pgx.Batch, built []builtRun) {
+	if len(built) == 0 {
+		return
+	}
+	var r runCols
+	var st, tl groupCols
+	var rp repeatCols
+	for _, br := range built {
+		r.add(br)
+		for _, g := range br.Steps {
+			st.add(br.RunKey, g)
+		}
+		for _, g := range br.Tools {
+			tl.add(br.RunKey, g)
+		}
+		for i, x := range br.Repeats {
+			rp.add(br.RunKey, i, x)
+		}
+	}
+	b.Queue(`INSERT INTO runs (project_id, trace_id, agent_name, workflow, first_ts, first_event_id, last_end,
+  calls, cost_nano, tool_calls, failed_calls, success_calls, tokens, max_depth, steps)
+SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::timestamptz[], $6::text[],
+  $7::timestamptz[], $8::bigint[], $9::bigint[], $10::bigint[], $11::bigint[], $12::bigint[], $13::bigint[],
+  $14::bigint[], $15::bigint[])`, r.p, r.t, r.agent, r.workflow, r.first, r.firstID, r.lastEnd,
+		r.calls, r.cost, r.tools, r.failed, r.success, r.tokens, r.depth, r.steps)
+	for _, g := range []struct {
+		table, name string
+		c           *groupCols
+	}{{"run_steps", "step_name", &st}, {"run_tools", "tool_name", &tl}} {
+		if len(g.c.p) == 0 {
+			continue
+		}
+		b.Queue(`INSERT INTO `+g.table+` (project_id, trace_id, `+g.name+`, calls, cost_nano, tokens,
+  latency_sum, latency_count, success_calls)
+SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::bigint[], $5::bigint[], $6::bigint[],
+  $7::bigint[], $8::bigint[], $9::bigint[])`, g.c.p, g.c.t, g.c.name, g.c.calls, g.c.cost, g.c.tokens,
+			g.c.latSum, g.c.latCount, g.c.success)
+	}
+	if len(rp.p) > 0 {
+		b.Queue(`INSERT INTO run_repeats (project_id, trace_id, seq, workflow, step_name, tool_name, model,
+  input_tokens, request_hash, occurrences, spend_nano, wasted_nano, first_seen)
+SELECT * FROM unnest($1::uuid[], $2::text[], $3::int[], $4::text[], $5::text[], $6::text[], $7::text[],
+  $8::bigint[], $9::text[], $10::bigint[], $11::bigint[], $12::bigint[], $13::timestamptz[])`,
+			rp.p, rp.t, rp.seq, rp.workflow, rp.step, rp.tool, rp.model, rp.input, rp.hash, rp.occ, rp.spend,
+			rp.wasted, rp.first)
+	}
+}
+
+// runCols are the runs columns as unnest arrays.
+type runCols struct {
+	p, t, agent, firstID                                      []string
+	workflow                                                  []*string
+	first, lastEnd                                            []time.Time
+	calls, cost, tools, failed, success, tokens, depth, steps []int64
+}
+
+func (c *runCols) add(br builtRun) {
+	s := br.Summary
+	c.p, c.t, c.agent, c.firstID = append(c.p, br.ProjectID), append(c.t, br.TraceID), append(c.agent, s.AgentName),
+		append(c.firstID, s.FirstEventID)
+	c.workflow = append(c.workflow, nullIfEmpty(s.Workflow))
+	c.first, c.lastEnd = append(c.first, s.FirstTS), append(c.lastEnd, s.LastEnd)
+	c.calls, c.cost, c.tools = append(c.calls, s.Calls), append(c.cost, s.CostNano), append(c.tools, s.ToolCalls)
+	c.failed, c.success, c.tokens = append(c.failed, s.FailedCalls), append(c.success, s.SuccessCalls),
+		append(c.tokens, s.Tokens)
+	c.depth, c.steps = append(c.depth, s.MaxDepth), append(c.steps, s.Steps)
+}
+
+// groupCols are run_steps or run_tools columns as unnest arrays.
+type groupCols struct {
+	p, t, name                                     []string
+	calls, cost, tokens, latSum, latCount, success []int64
+}
+
+func (c *groupCols) add(k RunKey, g runs.Group) {
+	c.p, c.t, c.name = append(c.p, k.ProjectID), append(c.t, k.TraceID), append(c.name, g.Name)
+	c.calls, c.cost, c.tokens = append(c.calls, g.Calls), append(c.cost, g.CostNano), append(c.tokens, g.Tokens)
+	c.latSum, c.latCount, c.success = append(c.latSum, g.LatencySum), append(c.latCount, g.LatencyCount),
+		append(c.success, g.SuccessCalls)
+}
+
+// repeatCols are run_repeats columns as unnest arrays.
+type repeatCols struct {
+	p, t, model                []string
+	seq                        []int32
+	workflow, step, tool, hash []*string
+	input, occ, spend, wasted  []int64
+	first                      []time.Time
+}
+
+func (c *repeatCols) add(k RunKey, i int, x runs.Repeat) {
+	c.p, c.t, c.model, c.seq = append(c.p, k.ProjectID), append(c.t, k.TraceID), append(c.model, x.Model),
+		append(c.seq, int32(i))
+	c.workflow, c.step = append(c.workflow, nullIfEmpty(x.Workflow)), append(c.step, nullIfEmpty(x.StepName))
+	c.tool, c.hash = append(c.tool, nullIfEmpty(x.ToolName)), append(c.hash, nullIfEmpty(x.RequestHash))
+	c.input, c.occ = append(c.input, x.InputTokens), append(c.occ, x.Occurrences)
+	c.spend, c.wasted, c.first = append(c.spend, x.SpendNano), append(c.wasted, x.WastedNano),
+		append(c.first, x.FirstSeen)
+}
