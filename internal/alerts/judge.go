@@ -21,6 +21,7 @@ type judgement struct {
 	pol     postgres.Policy
 	now     time.Time
 	envs    []webhook.Envelope
+	notices []postgres.Notice
 }
 
 func (j *judgement) run(ctx context.Context, events []event.Event, spend []postgres.SpendChange) error {
@@ -28,6 +29,9 @@ func (j *judgement) run(ctx context.Context, events []event.Event, spend []postg
 		return err
 	}
 	if err := j.budget(ctx, spend); err != nil {
+		return err
+	}
+	if err := j.tx.Notify(ctx, j.project, j.notices); err != nil {
 		return err
 	}
 	if !j.pol.HasWebhook {
@@ -58,18 +62,22 @@ func (j *judgement) guardrails(ctx context.Context, events []event.Event) error 
 			return err
 		}
 	}
-	hour := j.now.Truncate(time.Hour)
-	for _, b := range guardrail.JudgeBatch(j.pol.Rules, calls, runs) {
-		claimed, err := j.tx.ClaimBreachAlert(ctx, j.project, b, hour)
-		if err != nil {
-			return err
+	breaches := guardrail.JudgeBatch(j.pol.Rules, calls, runs)
+	if len(breaches) == 0 {
+		return nil
+	}
+	fresh, err := j.tx.ClaimBreachAlerts(ctx, j.project, breaches, j.now.Truncate(time.Hour))
+	if err != nil {
+		return err
+	}
+	for i, b := range breaches {
+		if !fresh[i] {
+			continue
 		}
-		if claimed {
-			if err := j.alert(ctx, webhook.TypeGuardrailBreach, breachPayload(j.project, b),
-				fmt.Sprintf("Guardrail breach: %s", b.Agent),
-				fmt.Sprintf("%s by agent %s on %s (%d)", b.Kind, b.Agent, b.Subject, b.Count)); err != nil {
-				return err
-			}
+		if err := j.alert(webhook.TypeGuardrailBreach, breachPayload(j.project, b),
+			fmt.Sprintf("Guardrail breach: %s", b.Agent),
+			fmt.Sprintf("%s by agent %s on %s (%d)", b.Kind, b.Agent, b.Subject, b.Count)); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -107,7 +115,7 @@ func (j *judgement) budget(ctx context.Context, spend []postgres.SpendChange) er
 		}
 		for _, t := range fresh {
 			p := crossingPayload(*b, t, s.AfterNano, month)
-			if err := j.alert(ctx, webhook.TypeBudgetCrossed, p, fmt.Sprintf("Budget %d%% reached", t),
+			if err := j.alert(webhook.TypeBudgetCrossed, p, fmt.Sprintf("Budget %d%% reached", t),
 				fmt.Sprintf("Metered spend this month is %s USD of a %s USD budget", p.SpendMTD, p.Budget)); err != nil {
 				return err
 			}
@@ -150,15 +158,14 @@ func Reached(budgetNano int64, thresholds []int32, spendNano int64) []int32 {
 	return out
 }
 
-// alert notifies owners and admins and prepares the delivery.
-func (j *judgement) alert(ctx context.Context, typ string, data any, title, body string) error {
+// alert prepares the notification of owners and admins and the delivery;
+// run writes them all at once.
+func (j *judgement) alert(typ string, data any, title, body string) error {
 	env, err := webhook.NewEnvelope(typ, j.project, data, j.now)
 	if err != nil {
 		return err
 	}
-	if err := j.tx.Notify(ctx, j.project, typ, title, body, env.Data); err != nil {
-		return err
-	}
+	j.notices = append(j.notices, postgres.Notice{Type: typ, Title: title, Body: body, Data: env.Data})
 	j.envs = append(j.envs, env)
 	return nil
 }

@@ -142,12 +142,33 @@ func (w *WriteTx) RunTotals(ctx context.Context, projectID string, traceIDs []st
 	return out, err
 }
 
-// ClaimBreachAlert records the alert of (agent, subject, kind) in hour;
-// false when this hour already has it (on this or another instance).
-func (w *WriteTx) ClaimBreachAlert(ctx context.Context, projectID string, b guardrail.Breach, hour time.Time) (bool, error) {
-	tag, err := w.tx.Exec(ctx, `INSERT INTO guardrail_alerts (project_id, agent_name, subject, kind, hour)
-VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING`, projectID, b.Agent, b.Subject, string(b.Kind), hour)
-	return err == nil && tag.RowsAffected() == 1, err
+// ClaimBreachAlerts records the alerts of breaches in hour, one row per
+// (agent, subject, kind), in one statement; it returns which were new
+// (false: this hour already has it, on this or another instance).
+func (w *WriteTx) ClaimBreachAlerts(ctx context.Context, projectID string, bs []guardrail.Breach, hour time.Time) ([]bool, error) {
+	agents, subjects, kinds := make([]string, len(bs)), make([]string, len(bs)), make([]string, len(bs))
+	for i, b := range bs {
+		agents[i], subjects[i], kinds[i] = b.Agent, b.Subject, string(b.Kind)
+	}
+	rows, err := w.tx.Query(ctx, `INSERT INTO guardrail_alerts (project_id, agent_name, subject, kind, hour)
+SELECT $1, a, s, k, $5 FROM unnest($2::text[], $3::text[], $4::text[]) AS b(a, s, k) ORDER BY a, s, k
+ON CONFLICT DO NOTHING RETURNING agent_name, subject, kind`, projectID, agents, subjects, kinds, hour)
+	if err != nil {
+		return nil, err
+	}
+	fresh := map[[3]string]bool{}
+	var a, sub, k string
+	if _, err := pgx.ForEachRow(rows, []any{&a, &sub, &k}, func() error {
+		fresh[[3]string{a, sub, k}] = true
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	out := make([]bool, len(bs))
+	for i := range bs {
+		out[i] = fresh[[3]string{agents[i], subjects[i], kinds[i]}]
+	}
+	return out, nil
 }
 
 // ClaimThresholds records the thresholds crossed in month and returns
@@ -162,11 +183,27 @@ SELECT $1, $2, t FROM unnest($3::int[]) AS t ORDER BY t ON CONFLICT DO NOTHING R
 	return pgx.CollectRows(rows, pgx.RowTo[int32])
 }
 
-// Notify gives every owner and admin of the project one notification.
-func (w *WriteTx) Notify(ctx context.Context, projectID, typ, title, body string, data json.RawMessage) error {
+// Notice is one in-app notification for a project's owners and admins.
+type Notice struct {
+	Type, Title, Body string
+	Data              json.RawMessage
+}
+
+// Notify gives every owner and admin of the project each notice, in one
+// statement.
+func (w *WriteTx) Notify(ctx context.Context, projectID string, ns []Notice) error {
+	if len(ns) == 0 {
+		return nil
+	}
+	typ, title, body, data := make([]string, len(ns)), make([]string, len(ns)), make([]string, len(ns)), make([]string, len(ns))
+	for i, n := range ns {
+		typ[i], title[i], body[i], data[i] = n.Type, n.Title, n.Body, string(n.Data)
+	}
 	_, err := w.tx.Exec(ctx, `INSERT INTO notifications (user_id, project_id, type, title, body, data)
-SELECT user_id, project_id, $2, $3, $4, $5 FROM memberships
-WHERE project_id = $1 AND role = 'admin' AND accepted_at IS NOT NULL AND user_id IS NOT NULL`,
-		projectID, typ, title, body, data)
+SELECT m.user_id, m.project_id, n.t, n.ti, n.b, n.d::jsonb
+FROM unnest($2::text[], $3::text[], $4::text[], $5::text[]) WITH ORDINALITY AS n(t, ti, b, d, i)
+CROSS JOIN memberships m
+WHERE m.project_id = $1 AND m.role = 'admin' AND m.accepted_at IS NOT NULL AND m.user_id IS NOT NULL
+ORDER BY n.i`, projectID, typ, title, body, data)
 	return err
 }
