@@ -8,7 +8,6 @@ package alerts
 
 import (
 	"context"
-	"encoding/json"
 	"sync"
 	"time"
 
@@ -27,6 +26,13 @@ type Hook struct {
 	mu      sync.Mutex
 	cache   map[string]postgres.Policy
 	claimed map[claimKey]bool // thresholds known to be recorded
+	alerted map[alertKey]bool // breach alerts known to be recorded
+}
+
+// alertKey is one recorded breach alert.
+type alertKey struct {
+	project, agent, subject, kind string
+	hour                          time.Time
 }
 
 type claimKey struct {
@@ -43,7 +49,8 @@ func New(log *zap.Logger, now func() time.Time) *Hook {
 	if now == nil {
 		now = time.Now
 	}
-	return &Hook{Log: log, Now: now, cache: map[string]postgres.Policy{}, claimed: map[claimKey]bool{}}
+	return &Hook{Log: log, Now: now, cache: map[string]postgres.Policy{}, claimed: map[claimKey]bool{},
+		alerted: map[alertKey]bool{}}
 }
 
 // AfterWrite judges what the transaction stored, project by project.
@@ -57,7 +64,7 @@ func (h *Hook) AfterWrite(ctx context.Context, tx *postgres.WriteTx, w postgres.
 		spend[s.ProjectID] = append(spend[s.ProjectID], s)
 	}
 	for project, events := range byProject {
-		pol, err := h.policy(ctx, tx, project)
+		pol, err := h.policy(ctx, tx, project, w.Versions[project])
 		if err != nil {
 			return err
 		}
@@ -65,7 +72,15 @@ func (h *Hook) AfterWrite(ctx context.Context, tx *postgres.WriteTx, w postgres.
 			continue
 		}
 		j := judgement{h: h, tx: tx, project: project, pol: pol, now: h.Now().UTC()}
-		if err := tx.Savepoint(ctx, func() error { return j.run(ctx, events, spend[project]) }); err != nil {
+		// Reads first: a batch that only repeats alerts already recorded
+		// writes nothing and needs no savepoint.
+		if err := j.judge(ctx, events, spend[project]); err != nil {
+			return err
+		}
+		if len(j.breaches) == 0 && len(j.crossings) == 0 {
+			continue
+		}
+		if err := tx.Savepoint(ctx, func() error { return j.record(ctx) }); err != nil {
 			// The batch is stored whatever happens to its alerts.
 			h.Log.Error("guardrail and budget alerts failed; batch stored without them",
 				zap.String("project_id", project), zap.Error(err))
@@ -74,12 +89,10 @@ func (h *Hook) AfterWrite(ctx context.Context, tx *postgres.WriteTx, w postgres.
 	return nil
 }
 
-// policy is the cached policy of project, reloaded when its version moved.
-func (h *Hook) policy(ctx context.Context, tx *postgres.WriteTx, project string) (postgres.Policy, error) {
-	v, err := tx.PolicyVersion(ctx, project)
-	if err != nil {
-		return postgres.Policy{}, err
-	}
+// policy is the cached policy of project, reloaded when its version (read
+// by the insert statement) moved.
+func (h *Hook) policy(ctx context.Context, tx *postgres.WriteTx, project string, v int64) (postgres.Policy, error) {
+	var err error
 	h.mu.Lock()
 	p, ok := h.cache[project]
 	h.mu.Unlock()
@@ -95,9 +108,4 @@ func (h *Hook) policy(ctx context.Context, tx *postgres.WriteTx, project string)
 	h.cache[project] = p
 	h.mu.Unlock()
 	return p, nil
-}
-
-func rawJSON(v any) json.RawMessage {
-	b, _ := json.Marshal(v)
-	return b
 }

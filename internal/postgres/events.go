@@ -44,6 +44,7 @@ SELECT (SELECT count(*) FROM ev), (SELECT count(*) FROM oc), (SELECT count(*) FR
     coalesce((SELECT array_agg(sp.month ORDER BY sp.project_id, sp.month) FROM sp), '{}'),
     coalesce((SELECT array_agg(sp.metered_nano ORDER BY sp.project_id, sp.month) FROM sp), '{}'),
     coalesce((SELECT array_agg(sd.delta ORDER BY sd.project_id, sd.month) FROM sd), '{}'),
+    `+policyVersionsOf+`,
   `+runKeysOf("(SELECT project_id, trace_id FROM ev UNION ALL SELECT project_id, trace_id FROM oc) k"),
 		n+1, n+2, n+3, n+4)
 }()
@@ -70,9 +71,9 @@ func (db *DB) WriteWith(ctx context.Context, hook WriteHook, events []event.Even
 	err := pgx.BeginFunc(ctx, db.Pool, func(tx pgx.Tx) error {
 		var rollupRows, seenRows int64
 		var sp spendArrays
-		var touched []string
+		var touched, versions []string
 		if err := tx.QueryRow(ctx, insertSQL, args...).Scan(&res.Stored, &res.Outcomes, &rollupRows, &seenRows,
-			&sp.projects, &sp.months, &sp.after, &sp.delta, &touched); err != nil {
+			&sp.projects, &sp.months, &sp.after, &sp.delta, &versions, &touched); err != nil {
 			return err
 		}
 		// Runs first: the hook judges per-run limits on their totals.
@@ -82,7 +83,8 @@ func (db *DB) WriteWith(ctx context.Context, hook WriteHook, events []event.Even
 		if hook == nil || res.Stored == 0 {
 			return nil
 		}
-		return hook.AfterWrite(ctx, &WriteTx{tx: tx, db: db}, Written{Events: events, Spend: sp.changes()})
+		return hook.AfterWrite(ctx, &WriteTx{tx: tx, db: db},
+			Written{Events: events, Spend: sp.changes(), Versions: parseVersions(versions)})
 	})
 	if err != nil {
 		return WriteResult{}, translate(err, "events")

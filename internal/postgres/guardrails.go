@@ -164,10 +164,3 @@ FROM projects WHERE id = $1`, projectID).Scan(&p.Version, &p.HasWebhook); err !=
 	p.Budget = b
 	return err
 }
-
-// PolicyVersion is the project's policy_version, for the cache's check.
-func policyVersion(ctx context.Context, q pgx.Tx, projectID string) (int64, error) {
-	var v int64
-	err := q.QueryRow(ctx, `SELECT policy_version FROM projects WHERE id = $1`, projectID).Scan(&v)
-	return v, err
-}

@@ -3,6 +3,8 @@ package postgres
 import (
 	"context"
 	"encoding/json"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -39,6 +41,22 @@ const lastSeenUpsert = `, ls AS (
   RETURNING 1
 )`
 
+// policyVersionsOf is the policy_version of each project the batch
+// stored calls of, as "project_id version" strings: the hook's cache check
+// costs no round trip of its own.
+const policyVersionsOf = `coalesce((SELECT array_agg(id::text || ' ' || policy_version) FROM projects
+    WHERE id IN (SELECT DISTINCT project_id FROM ev)), '{}')`
+
+func parseVersions(pairs []string) map[string]int64 {
+	out := make(map[string]int64, len(pairs))
+	for _, p := range pairs {
+		id, v, _ := strings.Cut(p, " ")
+		n, _ := strconv.ParseInt(v, 10, 64)
+		out[id] = n
+	}
+	return out
+}
+
 type spendArrays struct {
 	projects     []string
 	months       []time.Time
@@ -68,6 +86,9 @@ type Written struct {
 	// judging them again is harmless, alerts are deduplicated).
 	Events []event.Event
 	Spend  []SpendChange
+	// Versions are the policy_version of each project stored to, read in
+	// the insert statement.
+	Versions map[string]int64
 }
 
 // WriteHook runs inside the ingest transaction after the events are
@@ -105,11 +126,6 @@ func (w *WriteTx) Savepoint(ctx context.Context, fn func() error) error {
 		return err
 	}
 	return sp.Commit(ctx)
-}
-
-// PolicyVersion is the project's policy_version.
-func (w *WriteTx) PolicyVersion(ctx context.Context, projectID string) (int64, error) {
-	return policyVersion(ctx, w.tx, projectID)
 }
 
 // LoadPolicy reads the project's policy in the transaction.
