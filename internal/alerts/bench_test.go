@@ -32,16 +32,25 @@ func project(b *testing.B, db *postgres.DB) string {
 
 // batch is 100 calls of 5 agents in 10 runs with tools, a workflow and a
 // model outside some allow-lists: every judging path runs.
-func batch(project string, n int) []event.Event {
+func batch(project string, n int, freshRuns bool) []event.Event {
 	out := make([]event.Event, 100)
 	now := time.Now().UTC()
 	for i := range out {
 		out[i] = event.Event{ProjectID: project, EventID: fmt.Sprintf("e%d-%d", n, i), AgentName: fmt.Sprintf("agent-%d", i%5),
 			Model: []string{"gpt-4o-mini", "gpt-4o"}[i%2], InputTokens: 1000, OutputTokens: 100, TotalTokens: 1100,
 			CostNano: 250_000, Priced: true, Success: true, Source: "batch", Billing: "api", Timestamp: now,
-			TraceID: fmt.Sprintf("t%d-%d", n, i/10), Workflow: "wf", ToolName: []string{"", "search", "write_file"}[i%3]}
+			TraceID: traceID(n, i, freshRuns), Workflow: "wf", ToolName: []string{"", "search", "write_file"}[i%3]}
 	}
 	return out
+}
+
+// traceID: new runs in every batch (each batch finds new per-run breaches
+// to alert), or the same ten runs (breaches repeat: alerted once an hour).
+func traceID(n, i int, fresh bool) string {
+	if fresh {
+		return fmt.Sprintf("t%d-%d", n, i/10)
+	}
+	return fmt.Sprintf("t-%d", i/10)
 }
 
 // BenchmarkIngestJudging writes the same 100-call batches into two
@@ -50,6 +59,16 @@ func batch(project string, n int) []event.Event {
 // guardrails with every limit, two tool tags and a budget. It prints the
 // overhead of judging (docs/guardrails.md, README).
 func BenchmarkIngestJudging(b *testing.B) {
+	for _, fresh := range []bool{true, false} {
+		name := "repeated-breaches"
+		if fresh {
+			name = "new-breaches-every-batch"
+		}
+		b.Run(name, func(b *testing.B) { benchJudging(b, fresh, name) })
+	}
+}
+
+func benchJudging(b *testing.B, fresh bool, name string) {
 	ctx := context.Background()
 	db, err := postgres.Open(ctx, pgtest.NewDatabase(b), 8)
 	if err != nil {
@@ -86,7 +105,7 @@ func BenchmarkIngestJudging(b *testing.B) {
 			h    postgres.WriteHook
 			into *[]time.Duration
 		}{{plain, nil, &without}, {guarded, hook, &with}} {
-			evs := batch(side.p, n)
+			evs := batch(side.p, n, fresh)
 			t0 := time.Now()
 			if _, err := db.WriteWith(ctx, side.h, evs, nil); err != nil {
 				b.Fatal(err)
@@ -100,8 +119,8 @@ func BenchmarkIngestJudging(b *testing.B) {
 	b.ReportMetric(float64(m0.Microseconds()), "µs/batch-plain")
 	b.ReportMetric(float64(m1.Microseconds()), "µs/batch-judged")
 	b.ReportMetric(overhead, "%overhead")
-	fmt.Printf("ingest of a 100-call batch, median of %d: %s without guardrails, %s judged (5 guardrails, tags, budget): %+.1f%%\n",
-		len(with), m0, m1, overhead)
+	fmt.Printf("%s: ingest of a 100-call batch, median of %d: %s without guardrails, %s judged (5 guardrails, tags, budget): %+.1f%%\n",
+		name, len(with), m0, m1, overhead)
 }
 
 func median(ds []time.Duration) time.Duration {
