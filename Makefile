@@ -46,6 +46,7 @@ run: postgres build ## start llmcost on http://127.0.0.1:8080 (its own PostgreSQ
 test: build ## run every test, the PostgreSQL-backed and end-to-end ones included
 	@scripts/ensure-postgres --tests
 	@scripts/ensure-redis
+	@scripts/ensure-promtool
 	$(GO) vet ./...
 	$(GO) test -count=1 -timeout 15m ./...
 	@$(MAKE) --no-print-directory fuzz FUZZLONG=$(FUZZTIME)

@@ -62,6 +62,12 @@ func newInvite() any {
 	return map[string]string{"email": fmt.Sprintf("matrix%d@example.com", inviteSeq.Add(1)), "role": "viewer"}
 }
 
+var guardrailSeq atomic.Int64
+
+func newGuardrail() any {
+	return map[string]string{"agent_name": fmt.Sprintf("matrix-agent-%d", guardrailSeq.Add(1))}
+}
+
 func body(v any) func() any { return func() any { return v } }
 
 // projectData is every read of a project's data: its key, or any member
@@ -102,6 +108,27 @@ var matrix = map[string]matrixEntry{
 	// No runs in the matrix's project: a caller who may read gets 404 too.
 	"GET /v1/analytics/workflows/distribution": {query: "?project_id={project_id}", want: want(404, 404, 404, 404, 404, 404, 401, 404, 403)},
 	"GET /v1/analytics/traces/{trace_id}":      {query: "?project_id={project_id}", want: want(404, 404, 404, 404, 404, 404, 401, 404, 403)},
+
+	"GET /v1/guardrails":            {query: "?project_id={project_id}", want: projectData},
+	"GET /v1/guardrails/compliance": {query: "?project_id={project_id}", want: projectData},
+	"GET /v1/guardrails/policy":     {want: want(401, 401, 401, 401, 401, 401, 401, 200, 200)},
+	"PUT /v1/projects/{project_id}/guardrails": {body: newGuardrail,
+		want: want(201, 201, 403, 403, 404, 404, 401, 403, 404)},
+	"PUT /v1/projects/{project_id}/guardrails/tool-tags": {body: body(map[string]string{"tool_name": "search", "access": "read"}),
+		want: want(200, 200, 403, 403, 404, 404, 401, 403, 404)},
+	"DELETE /v1/projects/{project_id}/guardrails/tool-tags/{tool_name}": {want: want(404, 404, 403, 403, 404, 404, 401, 403, 404)},
+	"DELETE /v1/projects/{project_id}/guardrails/{agent_name}":          {want: want(404, 404, 403, 403, 404, 404, 401, 403, 404)},
+	"PUT /v1/projects/{project_id}/budget": {body: body(map[string]any{"budget": 100, "mode": "warn"}),
+		want: want(200, 200, 403, 403, 404, 404, 401, 403, 404)},
+	"GET /v1/projects/{project_id}/budget-state": {want: want(200, 200, 200, 200, 404, 404, 401, 200, 404)},
+	"PUT /v1/projects/{project_id}/webhook": {body: body(map[string]any{"url": nil}),
+		want: want(200, 200, 403, 403, 404, 404, 401, 403, 404)},
+	"GET /v1/projects/{project_id}/webhook": {want: want(200, 200, 200, 200, 404, 404, 401, 200, 404)},
+	// No webhook is configured: the test is refused for those allowed to run it.
+	"POST /v1/projects/{project_id}/webhook/test":   {want: want(422, 422, 403, 403, 404, 404, 401, 403, 404)},
+	"GET /v1/notifications":                         {want: sessions(200)},
+	"POST /v1/notifications/{notification_id}/read": {want: sessions(404)},
+	"GET /v1/metrics":                               {query: "?project_id={project_id}", want: projectData},
 
 	"POST /v1/auth/register":                        {body: body("{}"), want: every(422)},
 	"POST /v1/auth/login":                           {body: body(map[string]string{"email": "nobody@example.com", "password": "wrong password"}), want: every(401)},

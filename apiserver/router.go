@@ -22,6 +22,7 @@ type route struct {
 func get(path string, g guard, h respond.Func) route   { return route{http.MethodGet, path, g, h} }
 func post(path string, g guard, h respond.Func) route  { return route{http.MethodPost, path, g, h} }
 func patch(path string, g guard, h respond.Func) route { return route{http.MethodPatch, path, g, h} }
+func put(path string, g guard, h respond.Func) route   { return route{http.MethodPut, path, g, h} }
 func del(path string, g guard, h respond.Func) route   { return route{http.MethodDelete, path, g, h} }
 
 // read adapts a typed read handler: its value is the 200 JSON answer.

@@ -86,5 +86,21 @@ func (s *Server) originRoutes() []route {
 		get("/v1/analytics/workflows/distribution", projectParam(access.ViewAnalytics), read(s.analyticsDistribution)),
 		get("/v1/analytics/traces", projectParam(access.ViewAnalytics), read(s.analyticsTraces)),
 		get("/v1/analytics/traces/{trace_id}", projectParam(access.ViewAnalytics), read(s.analyticsTrace)),
+
+		get("/v1/guardrails", projectParam(access.ViewAnalytics), read(s.listGuardrails)),
+		get("/v1/guardrails/policy", apiKey(access.ViewAnalytics), s.guardrailPolicy),
+		get("/v1/guardrails/compliance", projectParam(access.ViewAnalytics), read(s.compliance)),
+		put("/v1/projects/{project_id}/guardrails", memberOrKey(access.EditProject), s.putGuardrail),
+		put("/v1/projects/{project_id}/guardrails/tool-tags", memberOrKey(access.EditProject), s.putToolTag),
+		del("/v1/projects/{project_id}/guardrails/tool-tags/{tool_name}", memberOrKey(access.EditProject), s.deleteToolTag),
+		del("/v1/projects/{project_id}/guardrails/{agent_name}", memberOrKey(access.EditProject), s.deleteGuardrail),
+		put("/v1/projects/{project_id}/budget", memberOrKey(access.EditProject), s.putBudget),
+		get("/v1/projects/{project_id}/budget-state", memberOrKey(access.ViewAnalytics), read(s.getBudgetState)),
+		put("/v1/projects/{project_id}/webhook", memberOrKey(access.EditProject), s.putWebhook),
+		get("/v1/projects/{project_id}/webhook", memberOrKey(access.ViewAnalytics), read(s.getWebhook)),
+		post("/v1/projects/{project_id}/webhook/test", memberOrKey(access.EditProject), read(s.testWebhook)),
+		get("/v1/notifications", session, read(s.listNotifications)),
+		post("/v1/notifications/{notification_id}/read", session, s.readNotification),
+		get("/v1/metrics", projectParam(access.ViewAnalytics), s.metrics),
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/llmcost/llmcost/internal/postgres"
 	"github.com/llmcost/llmcost/internal/pricing"
 	"github.com/llmcost/llmcost/internal/ratelimit"
+	"github.com/llmcost/llmcost/internal/webhook"
 )
 
 // Policies are the current versions of the documents users accept.
@@ -60,6 +61,8 @@ type Deps struct {
 	// Jobs queues durable background work (account mail); nil sends mail
 	// from a goroutine, as tests without a runner do.
 	Jobs Jobs
+	// Webhooks sends the webhook test delivery; nil refuses the test.
+	Webhooks *webhook.Client
 }
 
 // Server routes requests through the one route table.

@@ -62,6 +62,8 @@ type Config struct {
 	// analytics rollups (docs/analytics.md). Reports are exact either way;
 	// a longer interval leaves more events for each report to read raw.
 	RollupMergeInterval time.Duration `mapstructure:"rollup_merge_interval"`
+	// Webhooks configures webhook deliveries (docs/guardrails.md).
+	Webhooks WebhooksConfig `mapstructure:"webhooks"`
 }
 
 // RateLimitConfig is a fixed-window quota, counted in PostgreSQL (or in
@@ -124,5 +126,6 @@ func (c *Config) Validate() error {
 	errs = append(errs, c.validatePricing()...)
 	errs = append(errs, c.Accounts.validate()...)
 	errs = append(errs, c.Jobs.validate()...)
+	errs = append(errs, c.Webhooks.validate()...)
 	return errors.Join(errs...)
 }

@@ -27,6 +27,7 @@ import (
 	"github.com/llmcost/llmcost/internal/postgres/pgserver"
 	"github.com/llmcost/llmcost/internal/pricing"
 	"github.com/llmcost/llmcost/internal/ratelimit"
+	"github.com/llmcost/llmcost/internal/webhook"
 )
 
 // Extension is the control plane shared by the pipeline components.
@@ -41,6 +42,7 @@ type Extension struct {
 	jobs      *jobs.Runner
 	redis     *ratelimit.Redis // the rate-limit counter when redis_url is set
 	merger    *merger
+	webhooks  *webhook.Client
 	api       *apiserver.Server
 	server    *http.Server
 	done      chan struct{}
@@ -117,7 +119,7 @@ func (e *Extension) Start(ctx context.Context, host component.Host) error {
 		Policies: apiserver.Policies{TermsVersion: e.cfg.Policies.TermsVersion, TermsURL: e.cfg.Policies.TermsURL,
 			PrivacyVersion: e.cfg.Policies.PrivacyVersion, PrivacyURL: e.cfg.Policies.PrivacyURL},
 		Pricing: e.sync, AdminEmails: e.cfg.adminEmails(),
-		Accounts: accounts, Jobs: e.jobs, MaxListLimit: e.cfg.MaxListLimit,
+		Accounts: accounts, Jobs: e.jobs, MaxListLimit: e.cfg.MaxListLimit, Webhooks: e.webhooks,
 	})
 	return e.listen(ctx, host)
 }

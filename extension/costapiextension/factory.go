@@ -13,6 +13,7 @@ import (
 	"go.opentelemetry.io/collector/extension"
 
 	"github.com/llmcost/llmcost/apiserver"
+	"github.com/llmcost/llmcost/internal/jobs"
 )
 
 // Type is the extension's component type.
@@ -77,6 +78,7 @@ func createDefaultConfig() component.Config {
 
 		Accounts: defaultAccountsConfig(),
 		Jobs:     defaultJobsConfig(),
+		Webhooks: WebhooksConfig{Attempts: jobs.DefaultWebhookAttempts},
 	}
 }
 

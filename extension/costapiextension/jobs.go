@@ -7,6 +7,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/llmcost/llmcost/internal/alerts"
 	"github.com/llmcost/llmcost/internal/jobs"
 	"github.com/llmcost/llmcost/internal/mail"
 )
@@ -68,10 +69,16 @@ func (j JobsConfig) validate() []error {
 // time runs while every instance follows the catalogue in force.
 func (e *Extension) startJobs(ctx context.Context, mailer mail.Sender) error {
 	j, p := e.cfg.Jobs, e.cfg.Pricing
+	hooks, err := e.cfg.Webhooks.client()
+	if err != nil {
+		return err
+	}
+	e.webhooks = hooks
 	cfg := jobs.Config{Pool: e.db.Pool, Logger: e.set.Logger, Mailer: mailer,
 		Retry: jobs.Backoff{Min: j.RetryMin, Max: j.RetryMax}, MailAttempts: j.MailAttempts,
 		Sync: e.sync, SyncTimeout: p.SyncTimeout,
-		Sweeper: e.db, SweepInterval: j.SweepInterval, RateWindow: e.cfg.RateLimit.Window}
+		Sweeper: e.db, SweepInterval: j.SweepInterval, RateWindow: e.cfg.RateLimit.Window,
+		DB: e.db, Webhooks: hooks, WebhookAttempts: e.cfg.Webhooks.Attempts}
 	if p.SyncURL != "" || p.GenAIPricesURL != "" {
 		cfg.SyncInterval = p.SyncInterval
 	}
@@ -83,6 +90,9 @@ func (e *Extension) startJobs(ctx context.Context, mailer mail.Sender) error {
 		return fmt.Errorf("job runner: %w", err)
 	}
 	e.jobs = runner
+	// Alerts judge every ingest transaction and queue deliveries in it.
+	e.db.Enqueue = runner.EnqueueWebhooksTx
+	e.db.Hook = alerts.New(e.set.Logger, nil)
 	e.sync.Follow(min(p.SyncInterval, followMax))
 	e.set.Logger.Info("job runner started", zap.Bool("catalogue_sync", cfg.SyncInterval > 0),
 		zap.String("mail_retried_for", cfg.Retry.Span(j.MailAttempts).String()))

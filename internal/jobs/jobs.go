@@ -21,6 +21,8 @@ import (
 
 	"github.com/llmcost/llmcost/internal/catalogsync"
 	"github.com/llmcost/llmcost/internal/mail"
+	"github.com/llmcost/llmcost/internal/postgres"
+	"github.com/llmcost/llmcost/internal/webhook"
 )
 
 // Retention of finished job rows. A mail job's arguments hold the mail's
@@ -56,6 +58,11 @@ type Config struct {
 	Sweeper       Sweeper
 	SweepInterval time.Duration
 	RateWindow    time.Duration
+	// DB and Webhooks send webhook deliveries; WebhookAttempts is how many
+	// times one is tried (DefaultWebhookAttempts when 0).
+	DB              *postgres.DB
+	Webhooks        *webhook.Client
+	WebhookAttempts int
 }
 
 // Runner enqueues and works jobs.
@@ -64,6 +71,8 @@ type Runner struct {
 	mailer   mail.Sender
 	log      *zap.Logger
 	attempts int
+	// webhookAttempts bounds a delivery's tries.
+	webhookAttempts int
 }
 
 // New builds the runner; Start begins working jobs.
@@ -81,6 +90,10 @@ func New(cfg Config) (*Runner, error) {
 	river.AddWorker(workers, &mailWorker{sender: cfg.Mailer, log: cfg.Logger})
 	river.AddWorker(workers, &syncWorker{sync: cfg.Sync, timeout: cfg.SyncTimeout})
 	river.AddWorker(workers, &sweepWorker{db: cfg.Sweeper, window: cfg.RateWindow, log: cfg.Logger, now: time.Now})
+	river.AddWorker(workers, &webhookWorker{db: cfg.DB, client: cfg.Webhooks, log: cfg.Logger})
+	if cfg.WebhookAttempts <= 0 {
+		cfg.WebhookAttempts = DefaultWebhookAttempts
+	}
 	rc := &river.Config{
 		Logger:                      riverLogger(cfg.Logger),
 		Workers:                     workers,
@@ -100,7 +113,8 @@ func New(cfg Config) (*Runner, error) {
 	if err != nil {
 		return nil, fmt.Errorf("job runner: %w", err)
 	}
-	return &Runner{client: client, mailer: cfg.Mailer, log: cfg.Logger, attempts: cfg.MailAttempts}, nil
+	return &Runner{client: client, mailer: cfg.Mailer, log: cfg.Logger, attempts: cfg.MailAttempts,
+		webhookAttempts: cfg.WebhookAttempts}, nil
 }
 
 // Start begins working jobs in the background. Its context only bounds

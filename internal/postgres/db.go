@@ -19,6 +19,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/llmcost/llmcost/internal/apierr"
+	"github.com/llmcost/llmcost/internal/webhook"
 )
 
 //go:embed migrations/*.sql
@@ -27,6 +28,12 @@ var migrationFS embed.FS
 // DB is the application's handle on PostgreSQL.
 type DB struct {
 	Pool *pgxpool.Pool
+	// Hook, when set (before ingest starts), runs inside every ingest
+	// transaction that stored something: guardrail and budget alerts.
+	Hook WriteHook
+	// Enqueue queues webhook deliveries in a transaction (the job
+	// runner's InsertTx); nil drops them.
+	Enqueue func(ctx context.Context, tx pgx.Tx, envs []webhook.Envelope) error
 }
 
 // Open connects to url with a bounded pool. A pool that cannot hand out a

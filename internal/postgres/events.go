@@ -17,8 +17,10 @@ type WriteResult struct {
 	Stored, Duplicate, Outcomes int64
 }
 
-// insertSQL writes events and outcomes in ONE statement and returns the
-// runs its stored calls and recorded outcomes touch; Write then refreshes
+// insertSQL writes events and outcomes in ONE statement, adds the stored
+// calls' metered spend to the month counters (spend_month) and their tools
+// and models to agent_last_seen, and returns the runs its stored calls and
+// recorded outcomes touch and the projects' policy versions; Write refreshes
 // those runs in the same transaction: all land or none does, and a
 // duplicate (skipped by ON CONFLICT, so absent from ev) touches no run.
 // Events are inserted in event_id order so overlapping concurrent batches
@@ -30,7 +32,7 @@ var insertSQL = func() string {
 	n := len(eventCols)
 	return `WITH ev AS (
   ` + unnestInsert() + `
-  RETURNING project_id, trace_id
+  RETURNING project_id, trace_id, ts, agent_name, model, tool_name, billing, cost_nano
 )` + fmt.Sprintf(`, oc AS (
   INSERT INTO outcomes (project_id, trace_id, success, label, recorded_at)
   SELECT p, t, s, NULLIF(l, ''), now()
@@ -39,8 +41,13 @@ var insertSQL = func() string {
   ON CONFLICT (project_id, trace_id) DO UPDATE
     SET success = excluded.success, label = excluded.label, recorded_at = excluded.recorded_at
   RETURNING project_id, trace_id
-)
-SELECT (SELECT count(*) FROM ev), (SELECT count(*) FROM oc),
+)`+spendUpsert+lastSeenUpsert+`
+SELECT (SELECT count(*) FROM ev), (SELECT count(*) FROM oc), (SELECT count(*) FROM ls),
+    coalesce((SELECT array_agg(sp.project_id::text ORDER BY sp.project_id, sp.month) FROM sp), '{}'),
+    coalesce((SELECT array_agg(sp.month ORDER BY sp.project_id, sp.month) FROM sp), '{}'),
+    coalesce((SELECT array_agg(sp.metered_nano ORDER BY sp.project_id, sp.month) FROM sp), '{}'),
+    coalesce((SELECT array_agg(sd.delta ORDER BY sd.project_id, sd.month) FROM sd), '{}'),
+    `+policyVersionsOf+`,
   `+runKeysOf("(SELECT project_id, trace_id FROM ev UNION ALL SELECT project_id, trace_id FROM oc) k"),
 		n+1, n+2, n+3, n+4)
 }()
@@ -49,6 +56,12 @@ SELECT (SELECT count(*) FROM ev), (SELECT count(*) FROM oc),
 // later outcome for a trace replaces the earlier one). Duplicates within the
 // slice keep the first copy; duplicates = received − inserted.
 func (db *DB) Write(ctx context.Context, events []event.Event, outcomes []semconv.Outcome) (WriteResult, error) {
+	return db.WriteWith(ctx, db.Hook, events, outcomes)
+}
+
+// WriteWith is Write with hook (nil: none) in place of db.Hook; tests run
+// two hooks, as two instances would, over one database.
+func (db *DB) WriteWith(ctx context.Context, hook WriteHook, events []event.Event, outcomes []semconv.Outcome) (WriteResult, error) {
 	received := int64(len(events))
 	events = dedupeEvents(events)
 	outcomes = lastOutcomes(outcomes)
@@ -57,18 +70,30 @@ func (db *DB) Write(ctx context.Context, events []event.Event, outcomes []semcon
 		op[i], ot[i], os[i], ol[i] = o.ProjectID, o.TraceID, o.Success, o.Label
 	}
 	args := append(columnArgs(events), op, ot, os, ol)
-	var stored, recorded int64
+	var res WriteResult
 	err := pgx.BeginFunc(ctx, db.Pool, func(tx pgx.Tx) error {
-		var touched []string
-		if err := tx.QueryRow(ctx, insertSQL, args...).Scan(&stored, &recorded, &touched); err != nil {
+		var seenRows int64
+		var sp spendArrays
+		var touched, versions []string
+		if err := tx.QueryRow(ctx, insertSQL, args...).Scan(&res.Stored, &res.Outcomes, &seenRows,
+			&sp.projects, &sp.months, &sp.after, &sp.delta, &versions, &touched); err != nil {
 			return err
 		}
-		return RefreshRuns(ctx, tx, parseRunKeys(touched))
+		// Runs first: the hook judges per-run limits on their totals.
+		if err := RefreshRuns(ctx, tx, parseRunKeys(touched)); err != nil {
+			return err
+		}
+		if hook == nil || res.Stored == 0 {
+			return nil
+		}
+		return hook.AfterWrite(ctx, &WriteTx{tx: tx, db: db},
+			Written{Events: events, Spend: sp.changes(), Versions: parseVersions(versions)})
 	})
 	if err != nil {
 		return WriteResult{}, translate(err, "events")
 	}
-	return WriteResult{Stored: stored, Duplicate: received - stored, Outcomes: recorded}, nil
+	res.Duplicate = received - res.Stored
+	return res, nil
 }
 
 // dedupeEvents sorts by (project, event_id) and keeps the first copy of each

@@ -1,0 +1,130 @@
+package apiserver
+
+import (
+	"net/http"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/common/expfmt"
+
+	"github.com/llmcost/llmcost/internal/analytics"
+	"github.com/llmcost/llmcost/internal/apierr"
+)
+
+// MetricsTopN bounds the model and agent labels: the N most expensive
+// keep their own series, the rest are summed under "other".
+const MetricsTopN = 20
+
+var (
+	descCalls   = prometheus.NewDesc("service_calls", "LLM calls in the window.", nil, nil)
+	descCost    = prometheus.NewDesc("service_cost_usd", "Spend in USD in the window (metered and subscription).", nil, nil)
+	descTokens  = prometheus.NewDesc("service_tokens", "Tokens (input and output) in the window.", nil, nil)
+	descCached  = prometheus.NewDesc("service_cached_tokens", "Input tokens served from the prompt cache in the window.", nil, nil)
+	descErrors  = prometheus.NewDesc("service_errors", "Calls that did not succeed in the window.", nil, nil)
+	descModel   = prometheus.NewDesc("service_model_cost_usd", "Spend in USD in the window by model (top models, the rest under other).", []string{"model"}, nil)
+	descAgent   = prometheus.NewDesc("service_agent_cost_usd", "Spend in USD in the window by agent (top agents, the rest under other).", []string{"agent"}, nil)
+	descUtil    = prometheus.NewDesc("service_budget_utilization_percent", "Metered spend this UTC month as a percent of the budget.", nil, nil)
+	descRemains = prometheus.NewDesc("service_budget_remaining_usd", "Budget left this UTC month in USD.", nil, nil)
+)
+
+// spendCollector computes the gauges at scrape time from the rollups:
+// the same reads as the analytics reports, so the values match them.
+type spendCollector struct {
+	agents, models []analytics.Keyed
+	budget         BudgetState
+}
+
+// Describe implements prometheus.Collector.
+func (c spendCollector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{descCalls, descCost, descTokens, descCached, descErrors, descModel, descAgent, descUtil, descRemains} {
+		ch <- d
+	}
+}
+
+// Collect implements prometheus.Collector.
+func (c spendCollector) Collect(ch chan<- prometheus.Metric) {
+	t := analytics.Total(c.agents)
+	gauge := func(d *prometheus.Desc, v float64, labels ...string) {
+		ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, labels...)
+	}
+	gauge(descCalls, float64(t.Calls))
+	gauge(descCost, usd(t.CostNano))
+	gauge(descTokens, float64(t.TotalTokens))
+	gauge(descCached, float64(t.CachedTokens))
+	gauge(descErrors, float64(t.Calls-t.SuccessCalls))
+	for _, k := range topN(c.models) {
+		gauge(descModel, usd(k.CostNano), k.Key)
+	}
+	for _, k := range topN(c.agents) {
+		gauge(descAgent, usd(k.CostNano), k.Key)
+	}
+	if b := c.budget; b.Budget != nil {
+		gauge(descUtil, *b.UtilizationPercent)
+		rem, _ := b.Remaining.Float64()
+		gauge(descRemains, rem)
+	}
+}
+
+// usd is a gauge value: Prometheus samples are floats, so exactness ends here.
+func usd(nano int64) float64 { return float64(nano) / 1e9 }
+
+// topN keeps the MetricsTopN most expensive keys (rows come sorted by
+// cost) and sums the rest under "other".
+func topN(rows []analytics.Keyed) []analytics.Keyed {
+	if len(rows) <= MetricsTopN {
+		return rows
+	}
+	other := analytics.Keyed{Key: "other"}
+	for _, k := range rows[MetricsTopN:] {
+		other.Add(k.Sums)
+	}
+	out := append([]analytics.Keyed{}, rows[:MetricsTopN]...)
+	for i := range out {
+		if out[i].Key == "other" { // a real key named other joins the sum
+			other.Add(out[i].Sums)
+			out = append(out[:i], out[i+1:]...)
+			break
+		}
+	}
+	return append(out, other)
+}
+
+// metrics is GET /v1/metrics: Prometheus text format 0.0.4 of windowed
+// gauges (range, default 24h).
+func (s *Server) metrics(w http.ResponseWriter, r *http.Request) error {
+	q := r.URL.Query()
+	if q.Get("range") == "" {
+		q.Set("range", string(analytics.Range24h))
+		r.URL.RawQuery = q.Encode()
+	}
+	rp, err := s.parseReport(r, analytics.AllRanges)
+	if err != nil {
+		return err
+	}
+	rp.agent = "" // the gauges are of the whole project
+	res, err := s.DB.ReadWindows(r.Context(), rp.byKey("agent", 0), rp.byKey("model", 0))
+	if err != nil {
+		return err
+	}
+	state, err := s.budgetState(r, rp.project)
+	if err != nil {
+		return err
+	}
+	reg := prometheus.NewPedanticRegistry()
+	if err := reg.Register(spendCollector{agents: res[0].Keys, models: res[1].Keys, budget: state}); err != nil {
+		return err
+	}
+	families, err := reg.Gather()
+	if err != nil {
+		return apierr.Wrap(err, apierr.Internal, "metrics could not be gathered")
+	}
+	format := expfmt.NewFormat(expfmt.TypeTextPlain)
+	w.Header().Set("Content-Type", string(format))
+	w.WriteHeader(http.StatusOK)
+	enc := expfmt.NewEncoder(w, format)
+	for _, mf := range families {
+		if err := enc.Encode(mf); err != nil {
+			return nil // the status is sent; the client sees a cut body
+		}
+	}
+	return nil
+}

@@ -1,0 +1,111 @@
+// Package alerts is the ingest path's hook (postgres.WriteHook): inside
+// the transaction that stored a batch it judges the batch against the
+// project's guardrails and its month's spend against the budget, records
+// each alert once (an hourly key per agent, subject and kind; a row per
+// month and threshold), notifies owners and admins, and queues the signed
+// webhook deliveries in that same transaction. It never refuses a batch.
+package alerts
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/llmcost/llmcost/internal/event"
+	"github.com/llmcost/llmcost/internal/postgres"
+)
+
+// Hook implements postgres.WriteHook with a per-project policy cache
+// checked against policy_version (one primary-key read) on every batch.
+type Hook struct {
+	Log *zap.Logger
+	Now func() time.Time
+
+	mu      sync.Mutex
+	cache   map[string]postgres.Policy
+	claimed map[claimKey]bool // thresholds known to be recorded
+	alerted map[alertKey]bool // breach alerts known to be recorded
+}
+
+// alertKey is one recorded breach alert.
+type alertKey struct {
+	project, agent, subject, kind string
+	hour                          time.Time
+}
+
+type claimKey struct {
+	project string
+	month   time.Time
+	pct     int32
+}
+
+// New is a hook with an empty cache.
+func New(log *zap.Logger, now func() time.Time) *Hook {
+	if log == nil {
+		log = zap.NewNop()
+	}
+	if now == nil {
+		now = time.Now
+	}
+	return &Hook{Log: log, Now: now, cache: map[string]postgres.Policy{}, claimed: map[claimKey]bool{},
+		alerted: map[alertKey]bool{}}
+}
+
+// AfterWrite judges what the transaction stored, project by project.
+func (h *Hook) AfterWrite(ctx context.Context, tx *postgres.WriteTx, w postgres.Written) error {
+	byProject := map[string][]event.Event{}
+	for _, e := range w.Events {
+		byProject[e.ProjectID] = append(byProject[e.ProjectID], e)
+	}
+	spend := map[string][]postgres.SpendChange{}
+	for _, s := range w.Spend {
+		spend[s.ProjectID] = append(spend[s.ProjectID], s)
+	}
+	for project, events := range byProject {
+		pol, err := h.policy(ctx, tx, project, w.Versions[project])
+		if err != nil {
+			return err
+		}
+		if len(pol.Rules.Guardrails) == 0 && (pol.Budget == nil || !pol.Budget.Enabled) {
+			continue
+		}
+		j := judgement{h: h, tx: tx, project: project, pol: pol, now: h.Now().UTC()}
+		// Reads first: a batch that only repeats alerts already recorded
+		// writes nothing and needs no savepoint.
+		if err := j.judge(ctx, events, spend[project]); err != nil {
+			return err
+		}
+		if len(j.breaches) == 0 && len(j.crossings) == 0 {
+			continue
+		}
+		if err := tx.Savepoint(ctx, func() error { return j.record(ctx) }); err != nil {
+			// The batch is stored whatever happens to its alerts.
+			h.Log.Error("guardrail and budget alerts failed; batch stored without them",
+				zap.String("project_id", project), zap.Error(err))
+		}
+	}
+	return nil
+}
+
+// policy is the cached policy of project, reloaded when its version (read
+// by the insert statement) moved.
+func (h *Hook) policy(ctx context.Context, tx *postgres.WriteTx, project string, v int64) (postgres.Policy, error) {
+	var err error
+	h.mu.Lock()
+	p, ok := h.cache[project]
+	h.mu.Unlock()
+	if ok && p.Version == v {
+		return p, nil
+	}
+	if v == 0 { // never configured: nothing to load
+		p = postgres.Policy{}
+	} else if p, err = tx.LoadPolicy(ctx, project); err != nil {
+		return postgres.Policy{}, err
+	}
+	h.mu.Lock()
+	h.cache[project] = p
+	h.mu.Unlock()
+	return p, nil
+}

@@ -1,0 +1,130 @@
+package alerts_test
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/llmcost/llmcost/internal/alerts"
+	"github.com/llmcost/llmcost/internal/event"
+	"github.com/llmcost/llmcost/internal/guardrail"
+	"github.com/llmcost/llmcost/internal/postgres"
+	"github.com/llmcost/llmcost/internal/postgres/pgtest"
+)
+
+func TestMain(m *testing.M) { pgtest.Main(m) }
+
+func project(b *testing.B, db *postgres.DB) string {
+	b.Helper()
+	_, p, err := db.Register(context.Background(), postgres.User{Email: uuid.NewString() + "@example.com", PasswordHash: "x"}, nil,
+		postgres.NewProject{Name: "p", KeyHash: []byte(uuid.NewString()), KeyPrefix: "sk_llmc_xxxx"},
+		postgres.Session{AccessHash: []byte(uuid.NewString()), RefreshHash: []byte(uuid.NewString()),
+			AccessExpiresAt: time.Now().Add(time.Hour), ExpiresAt: time.Now().Add(time.Hour)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return p.ID
+}
+
+// batch is 100 calls of 5 agents in 10 runs with tools, a workflow and a
+// model outside some allow-lists: every judging path runs.
+func batch(project string, n int, freshRuns bool) []event.Event {
+	out := make([]event.Event, 100)
+	now := time.Now().UTC()
+	for i := range out {
+		out[i] = event.Event{ProjectID: project, EventID: fmt.Sprintf("e%d-%d", n, i), AgentName: fmt.Sprintf("agent-%d", i%5),
+			Model: []string{"gpt-4o-mini", "gpt-4o"}[i%2], InputTokens: 1000, OutputTokens: 100, TotalTokens: 1100,
+			CostNano: 250_000, Priced: true, Success: true, Source: "batch", Billing: "api", Timestamp: now,
+			TraceID: traceID(n, i, freshRuns), Workflow: "wf", ToolName: []string{"", "search", "write_file"}[i%3]}
+	}
+	return out
+}
+
+// traceID: new runs in every batch (each batch finds new per-run breaches
+// to alert), or the same ten runs (breaches repeat: alerted once an hour).
+func traceID(n, i int, fresh bool) string {
+	if fresh {
+		return fmt.Sprintf("t%d-%d", n, i/10)
+	}
+	return fmt.Sprintf("t-%d", i/10)
+}
+
+// BenchmarkIngestJudging writes the same 100-call batches into two
+// projects of one database, alternately: one with no hook (the ingest
+// path before guardrails), one judged by the alerts hook against five
+// guardrails with every limit, two tool tags and a budget. It prints the
+// overhead of judging (docs/guardrails.md, README).
+func BenchmarkIngestJudging(b *testing.B) {
+	for _, fresh := range []bool{true, false} {
+		name := "repeated-breaches"
+		if fresh {
+			name = "new-breaches-every-batch"
+		}
+		b.Run(name, func(b *testing.B) { benchJudging(b, fresh, name) })
+	}
+}
+
+func benchJudging(b *testing.B, fresh bool, name string) {
+	ctx := context.Background()
+	db, err := postgres.Open(ctx, pgtest.NewDatabase(b), 8)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Migrate(ctx); err != nil {
+		b.Fatal(err)
+	}
+	plain, guarded := project(b, db), project(b, db)
+	one, limitCost := int64(3), int64(1_000_000)
+	for i := range 5 {
+		g := guardrail.Guardrail{AgentName: fmt.Sprintf("agent-%d", i), AllowedTools: []string{"search"}, ReadOnly: true,
+			AllowedModels: []string{"gpt-4o-mini"}, MaxToolCallsPerRun: &one, MaxCostPerRunNano: &limitCost, Enabled: true}
+		if _, _, err := db.PutGuardrail(ctx, guarded, g); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for _, t := range []postgres.ToolTag{{ToolName: "search", Access: guardrail.Read}, {ToolName: "write_file", Access: guardrail.Write}} {
+		if err := db.PutToolTag(ctx, guarded, t); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := db.PutBudget(ctx, guarded, postgres.Budget{Enabled: true, Mode: "warn", BudgetNano: 1_000_000_000_000,
+		Thresholds: []int32{50, 80, 100}}); err != nil {
+		b.Fatal(err)
+	}
+	hook := alerts.New(nil, nil)
+	var without, with []time.Duration
+	b.ResetTimer()
+	for n := range b.N {
+		for _, side := range []struct {
+			p    string
+			h    postgres.WriteHook
+			into *[]time.Duration
+		}{{plain, nil, &without}, {guarded, hook, &with}} {
+			evs := batch(side.p, n, fresh)
+			t0 := time.Now()
+			if _, err := db.WriteWith(ctx, side.h, evs, nil); err != nil {
+				b.Fatal(err)
+			}
+			*side.into = append(*side.into, time.Since(t0))
+		}
+	}
+	b.StopTimer()
+	m0, m1 := median(without), median(with)
+	overhead := 100 * (float64(m1) - float64(m0)) / float64(m0)
+	b.ReportMetric(float64(m0.Microseconds()), "µs/batch-plain")
+	b.ReportMetric(float64(m1.Microseconds()), "µs/batch-judged")
+	b.ReportMetric(overhead, "%overhead")
+	fmt.Printf("%s: ingest of a 100-call batch, median of %d: %s without guardrails, %s judged (5 guardrails, tags, budget): %+.1f%%\n",
+		name, len(with), m0, m1, overhead)
+}
+
+func median(ds []time.Duration) time.Duration {
+	s := append([]time.Duration(nil), ds...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	return s[len(s)/2]
+}

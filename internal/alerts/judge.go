@@ -1,0 +1,228 @@
+package alerts
+
+import (
+	"context"
+	"fmt"
+	"math/big"
+	"slices"
+	"time"
+
+	"github.com/llmcost/llmcost/internal/event"
+	"github.com/llmcost/llmcost/internal/guardrail"
+	"github.com/llmcost/llmcost/internal/postgres"
+	"github.com/llmcost/llmcost/internal/webhook"
+)
+
+// judgement is one project's share of one batch.
+type judgement struct {
+	h         *Hook
+	tx        *postgres.WriteTx
+	project   string
+	pol       postgres.Policy
+	now       time.Time
+	breaches  []guardrail.Breach // not known to be alerted this hour
+	crossings []crossing         // thresholds reached, not known recorded
+	envs      []webhook.Envelope
+	notices   []postgres.Notice
+}
+
+// crossing is the thresholds the month's spend reached in a batch.
+type crossing struct {
+	month      time.Time
+	thresholds []int32
+	spend      int64
+}
+
+// judge finds what may need alerting, reading only.
+func (j *judgement) judge(ctx context.Context, events []event.Event, spend []postgres.SpendChange) error {
+	if err := j.judgeGuardrails(ctx, events); err != nil {
+		return err
+	}
+	j.judgeBudget(spend)
+	return nil
+}
+
+func (j *judgement) judgeGuardrails(ctx context.Context, events []event.Event) error {
+	var calls []guardrail.Call
+	var traces []string
+	for _, e := range events {
+		if _, ok := j.pol.Rules.Active(e.AgentName); !ok {
+			continue
+		}
+		calls = append(calls, guardrail.Call{Agent: e.AgentName, Model: e.Model, Tool: e.ToolName, TS: e.Timestamp})
+		if e.TraceID != "" && e.Workflow != "" && !slices.Contains(traces, e.TraceID) {
+			traces = append(traces, e.TraceID)
+		}
+	}
+	if len(calls) == 0 {
+		return nil
+	}
+	runs := map[string][]guardrail.Run{}
+	if len(traces) > 0 && j.hasRunLimits() {
+		var err error
+		if runs, err = j.tx.RunTotals(ctx, j.project, traces); err != nil {
+			return err
+		}
+	}
+	hour := j.now.Truncate(time.Hour)
+	j.h.mu.Lock()
+	defer j.h.mu.Unlock()
+	for _, b := range guardrail.JudgeBatch(j.pol.Rules, calls, runs) {
+		if !j.h.alerted[alertKey{j.project, b.Agent, b.Subject, string(b.Kind), hour}] {
+			j.breaches = append(j.breaches, b)
+		}
+	}
+	return nil
+}
+
+func (j *judgement) hasRunLimits() bool {
+	for _, g := range j.pol.Rules.Guardrails {
+		if g.Enabled && (g.MaxToolCallsPerRun != nil || g.MaxCostPerRunNano != nil) {
+			return true
+		}
+	}
+	return false
+}
+
+// judgeBudget lists each threshold the current month's metered spend has
+// reached and this instance does not know to be recorded (a budget set
+// when spend is already past a threshold alerts it at the next batch).
+// Late calls of a past month move no current threshold.
+func (j *judgement) judgeBudget(spend []postgres.SpendChange) {
+	b := j.pol.Budget
+	if b == nil || !b.Enabled {
+		return
+	}
+	month := postgres.MonthStart(j.now)
+	for _, s := range spend {
+		if !s.Month.Equal(month) {
+			continue
+		}
+		if reached := j.unclaimed(month, Reached(b.BudgetNano, b.Thresholds, s.AfterNano)); len(reached) > 0 {
+			j.crossings = append(j.crossings, crossing{month: month, thresholds: reached, spend: s.AfterNano})
+		}
+	}
+}
+
+// record claims the alerts (one statement each kind), then writes the
+// notifications and queues the deliveries, all in the batch's transaction.
+func (j *judgement) record(ctx context.Context) error {
+	if err := j.recordBreaches(ctx); err != nil {
+		return err
+	}
+	if err := j.recordCrossings(ctx); err != nil {
+		return err
+	}
+	if err := j.tx.Notify(ctx, j.project, j.notices); err != nil {
+		return err
+	}
+	if !j.pol.HasWebhook {
+		return nil
+	}
+	return j.tx.Enqueue(ctx, j.envs)
+}
+
+func (j *judgement) recordBreaches(ctx context.Context) error {
+	if len(j.breaches) == 0 {
+		return nil
+	}
+	hour := j.now.Truncate(time.Hour)
+	fresh, err := j.tx.ClaimBreachAlerts(ctx, j.project, j.breaches, hour)
+	if err != nil {
+		return err
+	}
+	for i, b := range j.breaches {
+		if !fresh[i] {
+			// Recorded by a committed transaction (ON CONFLICT waited for
+			// it): later batches skip the claim.
+			j.h.remember(alertKey{j.project, b.Agent, b.Subject, string(b.Kind), hour})
+			continue
+		}
+		if err := j.alert(webhook.TypeGuardrailBreach, breachPayload(j.project, b),
+			fmt.Sprintf("Guardrail breach: %s", b.Agent),
+			fmt.Sprintf("%s by agent %s on %s (%d)", b.Kind, b.Agent, b.Subject, b.Count)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (j *judgement) recordCrossings(ctx context.Context) error {
+	b := j.pol.Budget
+	for _, c := range j.crossings {
+		fresh, err := j.tx.ClaimThresholds(ctx, j.project, c.month, c.thresholds)
+		if err != nil {
+			return err
+		}
+		for _, t := range fresh {
+			p := crossingPayload(*b, t, c.spend, c.month)
+			if err := j.alert(webhook.TypeBudgetCrossed, p, fmt.Sprintf("Budget %d%% reached", t),
+				fmt.Sprintf("Metered spend this month is %s USD of a %s USD budget", p.SpendMTD, p.Budget)); err != nil {
+				return err
+			}
+		}
+		// Thresholds another transaction recorded are committed; this
+		// batch's own are learnt at the next batch, once they committed.
+		j.h.rememberThresholds(j.project, c.month,
+			slices.DeleteFunc(slices.Clone(c.thresholds), func(t int32) bool { return slices.Contains(fresh, t) }))
+	}
+	return nil
+}
+
+// unclaimed drops thresholds this instance already saw recorded.
+func (j *judgement) unclaimed(month time.Time, reached []int32) []int32 {
+	j.h.mu.Lock()
+	defer j.h.mu.Unlock()
+	return slices.DeleteFunc(reached, func(t int32) bool { return j.h.claimed[claimKey{j.project, month, t}] })
+}
+
+// maxRemembered bounds the memory of recorded alerts; forgetting only
+// costs one more claim that conflicts.
+const maxRemembered = 100_000
+
+func (h *Hook) remember(k alertKey) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if len(h.alerted) >= maxRemembered {
+		clear(h.alerted)
+	}
+	h.alerted[k] = true
+}
+
+// rememberThresholds notes thresholds known to be recorded in committed
+// rows, so later batches of the month skip the claim.
+func (h *Hook) rememberThresholds(project string, month time.Time, ts []int32) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if len(h.claimed) >= maxRemembered {
+		clear(h.claimed)
+	}
+	for _, t := range ts {
+		h.claimed[claimKey{project, month, t}] = true
+	}
+}
+
+// Reached lists the thresholds (percent of budgetNano) spend has reached,
+// in exact integer arithmetic.
+func Reached(budgetNano int64, thresholds []int32, spendNano int64) []int32 {
+	var out []int32
+	s := new(big.Int).Mul(big.NewInt(spendNano), big.NewInt(100))
+	for _, t := range thresholds {
+		if s.Cmp(new(big.Int).Mul(big.NewInt(budgetNano), big.NewInt(int64(t)))) >= 0 {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// alert prepares the notification of owners and admins and the delivery;
+// record writes them all at once.
+func (j *judgement) alert(typ string, data any, title, body string) error {
+	env, err := webhook.NewEnvelope(typ, j.project, data, j.now)
+	if err != nil {
+		return err
+	}
+	j.notices = append(j.notices, postgres.Notice{Type: typ, Title: title, Body: body, Data: env.Data})
+	j.envs = append(j.envs, env)
+	return nil
+}

@@ -1,0 +1,114 @@
+package postgres
+
+import (
+	"context"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/llmcost/llmcost/internal/guardrail"
+)
+
+// DayUsage is one agent's use of one tool or model on one UTC day, from
+// the daily per-agent rollups.
+type DayUsage struct {
+	Agent, Dim, Key string
+	Day             time.Time
+	Calls, CostNano int64
+}
+
+// AgentRun is one run's stored totals, with its agent.
+type AgentRun struct {
+	Agent string
+	guardrail.Run
+}
+
+// ComplianceData is what compliance reads for the guarded agents over
+// whole UTC days [From, To).
+type ComplianceData struct {
+	Usage []DayUsage
+	// Totals are calls and cost per agent; ProjectCalls and ToolCalls are
+	// the project's, every agent included.
+	Totals                  map[string][2]int64
+	ProjectCalls, ToolCalls int64
+	LastSeen                map[[3]string]time.Time // agent, dim, key
+	Runs                    []AgentRun
+}
+
+const complianceUsageSQL = `SELECT agent_name, dim, key, bucket, calls, cost_nano FROM rollup_day
+WHERE project_id = $1 AND dim IN ('tool', 'model') AND agent_name = ANY($2) AND bucket >= $3 AND bucket < $4`
+
+const complianceTotalsSQL = `SELECT key, sum(calls)::bigint, sum(cost_nano)::bigint FROM rollup_day
+WHERE project_id = $1 AND dim = 'agent' AND agent_name = '' AND bucket >= $2 AND bucket < $3 GROUP BY key`
+
+const complianceToolCallsSQL = `SELECT coalesce(sum(calls), 0)::bigint FROM rollup_day
+WHERE project_id = $1 AND dim = 'tool' AND agent_name = '' AND bucket >= $2 AND bucket < $3`
+
+// complianceRunsSQL reads the stored totals of the guarded agents' runs
+// that carry a workflow and started in the window: one runs row each.
+const complianceRunsSQL = `SELECT agent_name, trace_id, tool_calls, cost_nano, last_end
+FROM runs WHERE project_id = $1 AND agent_name = ANY($2) AND first_ts >= $3 AND first_ts < $4
+  AND workflow IS NOT NULL`
+
+// ReadCompliance reads the usage of agents in one snapshot.
+func (db *DB) ReadCompliance(ctx context.Context, project string, agents []string, from, to time.Time) (ComplianceData, error) {
+	d := ComplianceData{Totals: map[string][2]int64{}, LastSeen: map[[3]string]time.Time{}}
+	err := pgx.BeginTxFunc(ctx, db.Pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly},
+		func(tx pgx.Tx) error { return readCompliance(ctx, tx, project, agents, from, to, &d) })
+	return d, translate(err, "compliance")
+}
+
+func readCompliance(ctx context.Context, tx pgx.Tx, project string, agents []string, from, to time.Time, d *ComplianceData) error {
+	rows, err := tx.Query(ctx, complianceUsageSQL, project, agents, from, to)
+	if err != nil {
+		return err
+	}
+	var u DayUsage
+	if _, err := pgx.ForEachRow(rows, []any{&u.Agent, &u.Dim, &u.Key, &u.Day, &u.Calls, &u.CostNano}, func() error {
+		u.Day = u.Day.UTC()
+		d.Usage = append(d.Usage, u)
+		return nil
+	}); err != nil {
+		return err
+	}
+	rows, err = tx.Query(ctx, complianceTotalsSQL, project, from, to)
+	if err != nil {
+		return err
+	}
+	var key string
+	var calls, cost int64
+	if _, err := pgx.ForEachRow(rows, []any{&key, &calls, &cost}, func() error {
+		d.Totals[key] = [2]int64{calls, cost}
+		d.ProjectCalls += calls
+		return nil
+	}); err != nil {
+		return err
+	}
+	if err := tx.QueryRow(ctx, complianceToolCallsSQL, project, from, to).Scan(&d.ToolCalls); err != nil {
+		return err
+	}
+	rows, err = tx.Query(ctx, `SELECT agent_name, dim, key, last_seen FROM agent_last_seen
+WHERE project_id = $1 AND agent_name = ANY($2)`, project, agents)
+	if err != nil {
+		return err
+	}
+	var agent, dim string
+	var seen time.Time
+	if _, err := pgx.ForEachRow(rows, []any{&agent, &dim, &key, &seen}, func() error {
+		d.LastSeen[[3]string{agent, dim, key}] = seen.UTC()
+		return nil
+	}); err != nil {
+		return err
+	}
+	rows, err = tx.Query(ctx, complianceRunsSQL, project, agents, from, to)
+	if err != nil {
+		return err
+	}
+	var r AgentRun
+	_, err = pgx.ForEachRow(rows, []any{&r.Agent, &r.TraceID, &r.ToolCalls, &r.CostNano, &r.LastSeen}, func() error {
+		r.LastSeen = r.LastSeen.UTC()
+		d.Runs = append(d.Runs, r)
+		return nil
+	})
+	return err
+}

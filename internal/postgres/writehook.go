@@ -1,0 +1,225 @@
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/llmcost/llmcost/internal/event"
+	"github.com/llmcost/llmcost/internal/guardrail"
+	"github.com/llmcost/llmcost/internal/webhook"
+)
+
+// spendUpsert adds each batch's metered cost (billing other than
+// subscription) to the month's counter of its project, in the ingest
+// statement: budget state then reads one row. sd is the batch's delta,
+// sp the counter after it; rows are upserted in key order so concurrent
+// batches cannot deadlock, and the row lock orders them, so each batch's
+// before (after − delta) is exactly the previous batch's after.
+const spendUpsert = `, sd AS (
+  SELECT project_id, (date_trunc('month', ts, 'UTC') AT TIME ZONE 'UTC')::date AS month, sum(cost_nano)::bigint AS delta
+  FROM ev WHERE billing <> 'subscription' GROUP BY 1, 2
+), sp AS (
+  INSERT INTO spend_month (project_id, month, metered_nano)
+  SELECT project_id, month, delta FROM sd ORDER BY project_id, month
+  ON CONFLICT (project_id, month) DO UPDATE SET metered_nano = spend_month.metered_nano + excluded.metered_nano
+  RETURNING project_id, month, metered_nano
+)`
+
+// lastSeenUpsert keeps when each agent last used each tool and model.
+const lastSeenUpsert = `, ls AS (
+  INSERT INTO agent_last_seen (project_id, agent_name, dim, key, last_seen)
+  SELECT project_id, agent_name, v.dim, v.key, max(ts) FROM ev
+  CROSS JOIN LATERAL (VALUES ('tool', ev.tool_name), ('model', ev.model)) AS v(dim, key)
+  WHERE v.key IS NOT NULL AND v.key <> '' GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4
+  ON CONFLICT (project_id, agent_name, dim, key) DO UPDATE SET last_seen = excluded.last_seen
+  WHERE agent_last_seen.last_seen < excluded.last_seen
+  RETURNING 1
+)`
+
+// policyVersionsOf is the policy_version of each project the batch
+// stored calls of, as "project_id version" strings: the hook's cache check
+// costs no round trip of its own.
+const policyVersionsOf = `coalesce((SELECT array_agg(id::text || ' ' || policy_version) FROM projects
+    WHERE id IN (SELECT DISTINCT project_id FROM ev)), '{}')`
+
+func parseVersions(pairs []string) map[string]int64 {
+	out := make(map[string]int64, len(pairs))
+	for _, p := range pairs {
+		id, v, _ := strings.Cut(p, " ")
+		n, _ := strconv.ParseInt(v, 10, 64)
+		out[id] = n
+	}
+	return out
+}
+
+type spendArrays struct {
+	projects     []string
+	months       []time.Time
+	after, delta []int64
+}
+
+func (a spendArrays) changes() []SpendChange {
+	out := make([]SpendChange, len(a.projects))
+	for i := range a.projects {
+		out[i] = SpendChange{ProjectID: a.projects[i], Month: a.months[i].UTC(),
+			BeforeNano: a.after[i] - a.delta[i], AfterNano: a.after[i]}
+	}
+	return out
+}
+
+// SpendChange is how one batch moved a project's metered spend of a month.
+type SpendChange struct {
+	ProjectID  string
+	Month      time.Time
+	BeforeNano int64
+	AfterNano  int64
+}
+
+// Written is what an ingest transaction stored.
+type Written struct {
+	// Events are the batch's events (duplicates of stored ones included:
+	// judging them again is harmless, alerts are deduplicated).
+	Events []event.Event
+	Spend  []SpendChange
+	// Versions are the policy_version of each project stored to, read in
+	// the insert statement.
+	Versions map[string]int64
+}
+
+// WriteHook runs inside the ingest transaction after the events are
+// stored. An error fails the batch: hooks swallow their own failures
+// (Savepoint) unless the transaction itself is broken.
+type WriteHook interface {
+	AfterWrite(ctx context.Context, tx *WriteTx, w Written) error
+}
+
+// WriteTx is the ingest transaction as a hook sees it.
+type WriteTx struct {
+	tx pgx.Tx
+	db *DB
+}
+
+// Enqueue queues webhook deliveries in the transaction.
+func (w *WriteTx) Enqueue(ctx context.Context, envs []webhook.Envelope) error {
+	if w.db.Enqueue == nil || len(envs) == 0 {
+		return nil
+	}
+	return w.db.Enqueue(ctx, w.tx, envs)
+}
+
+// Savepoint runs fn so that its failure undoes only its own writes and
+// leaves the batch to commit.
+func (w *WriteTx) Savepoint(ctx context.Context, fn func() error) error {
+	sp, err := w.tx.Begin(ctx)
+	if err != nil {
+		return err
+	}
+	if err := fn(); err != nil {
+		if rerr := sp.Rollback(ctx); rerr != nil {
+			return rerr
+		}
+		return err
+	}
+	return sp.Commit(ctx)
+}
+
+// LoadPolicy reads the project's policy in the transaction.
+func (w *WriteTx) LoadPolicy(ctx context.Context, projectID string) (Policy, error) {
+	var p Policy
+	err := loadPolicy(ctx, w.tx, projectID, &p)
+	return p, err
+}
+
+// runTotalsSQL reads the stored totals of runs (calls sharing a trace_id)
+// that carry a workflow, across every batch: the runs table, refreshed
+// earlier in the same transaction. A run belongs to the agent of its
+// first call.
+const runTotalsSQL = `SELECT agent_name, trace_id, tool_calls, cost_nano, last_end
+FROM runs WHERE project_id = $1 AND trace_id = ANY($2) AND workflow IS NOT NULL`
+
+// RunTotals reads the stored totals of the runs traceIDs, by agent.
+func (w *WriteTx) RunTotals(ctx context.Context, projectID string, traceIDs []string) (map[string][]guardrail.Run, error) {
+	rows, err := w.tx.Query(ctx, runTotalsSQL, projectID, traceIDs)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string][]guardrail.Run{}
+	var agent string
+	var r guardrail.Run
+	_, err = pgx.ForEachRow(rows, []any{&agent, &r.TraceID, &r.ToolCalls, &r.CostNano, &r.LastSeen}, func() error {
+		out[agent] = append(out[agent], r)
+		return nil
+	})
+	return out, err
+}
+
+// ClaimBreachAlerts records the alerts of breaches in hour, one row per
+// (agent, subject, kind), in one statement; it returns which were new
+// (false: this hour already has it, on this or another instance).
+func (w *WriteTx) ClaimBreachAlerts(ctx context.Context, projectID string, bs []guardrail.Breach, hour time.Time) ([]bool, error) {
+	agents, subjects, kinds := make([]string, len(bs)), make([]string, len(bs)), make([]string, len(bs))
+	for i, b := range bs {
+		agents[i], subjects[i], kinds[i] = b.Agent, b.Subject, string(b.Kind)
+	}
+	rows, err := w.tx.Query(ctx, `INSERT INTO guardrail_alerts (project_id, agent_name, subject, kind, hour)
+SELECT $1, a, s, k, $5 FROM unnest($2::text[], $3::text[], $4::text[]) AS b(a, s, k) ORDER BY a, s, k
+ON CONFLICT DO NOTHING RETURNING agent_name, subject, kind`, projectID, agents, subjects, kinds, hour)
+	if err != nil {
+		return nil, err
+	}
+	fresh := map[[3]string]bool{}
+	var a, sub, k string
+	if _, err := pgx.ForEachRow(rows, []any{&a, &sub, &k}, func() error {
+		fresh[[3]string{a, sub, k}] = true
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	out := make([]bool, len(bs))
+	for i := range bs {
+		out[i] = fresh[[3]string{agents[i], subjects[i], kinds[i]}]
+	}
+	return out, nil
+}
+
+// ClaimThresholds records the thresholds crossed in month and returns
+// those no transaction recorded before: each is alerted exactly once.
+func (w *WriteTx) ClaimThresholds(ctx context.Context, projectID string, month time.Time, thresholds []int32) ([]int32, error) {
+	rows, err := w.tx.Query(ctx, `INSERT INTO budget_crossings (project_id, month, threshold)
+SELECT $1, $2, t FROM unnest($3::int[]) AS t ORDER BY t ON CONFLICT DO NOTHING RETURNING threshold`,
+		projectID, month, thresholds)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, pgx.RowTo[int32])
+}
+
+// Notice is one in-app notification for a project's owners and admins.
+type Notice struct {
+	Type, Title, Body string
+	Data              json.RawMessage
+}
+
+// Notify gives every owner and admin of the project each notice, in one
+// statement.
+func (w *WriteTx) Notify(ctx context.Context, projectID string, ns []Notice) error {
+	if len(ns) == 0 {
+		return nil
+	}
+	typ, title, body, data := make([]string, len(ns)), make([]string, len(ns)), make([]string, len(ns)), make([]string, len(ns))
+	for i, n := range ns {
+		typ[i], title[i], body[i], data[i] = n.Type, n.Title, n.Body, string(n.Data)
+	}
+	_, err := w.tx.Exec(ctx, `INSERT INTO notifications (user_id, project_id, type, title, body, data)
+SELECT m.user_id, m.project_id, n.t, n.ti, n.b, n.d::jsonb
+FROM unnest($2::text[], $3::text[], $4::text[], $5::text[]) WITH ORDINALITY AS n(t, ti, b, d, i)
+CROSS JOIN memberships m
+WHERE m.project_id = $1 AND m.role = 'admin' AND m.accepted_at IS NOT NULL AND m.user_id IS NOT NULL
+ORDER BY n.i`, projectID, typ, title, body, data)
+	return err
+}
