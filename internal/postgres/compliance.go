@@ -35,14 +35,36 @@ type ComplianceData struct {
 	Runs                    []AgentRun
 }
 
-const complianceUsageSQL = `SELECT agent_name, dim, key, bucket, calls, cost_nano FROM rollup_day
-WHERE project_id = $1 AND dim IN ('tool', 'model') AND agent_name = ANY($2) AND bucket >= $3 AND bucket < $4`
+// The compliance reads add the tail (events not yet merged into the
+// rollups, tx at or above the watermark) to the daily rollups, so a batch
+// is judged the moment it is stored, as every report sees it (merge.go).
+// Every statement reads the watermark itself; they share one snapshot.
+const complianceUsageSQL = `SELECT agent_name, dim, key, bucket, sum(calls)::bigint, sum(cost_nano)::bigint FROM (
+  SELECT agent_name, dim, key, bucket, calls, cost_nano FROM rollup_day
+  WHERE project_id = $1 AND dim IN ('tool', 'model') AND agent_name = ANY($2) AND bucket >= $3 AND bucket < $4
+  UNION ALL
+  SELECT e.agent_name, v.dim, v.key, date_trunc('day', e.ts, 'UTC'), 1, e.cost_nano
+  FROM events e CROSS JOIN LATERAL (VALUES ('tool', e.tool_name), ('model', e.model)) AS v(dim, key)
+  WHERE e.project_id = $1 AND e.tx >= (SELECT watermark FROM rollup_state) AND e.agent_name = ANY($2)
+    AND e.ts >= $3 AND e.ts < $4 AND v.key IS NOT NULL
+) u GROUP BY 1, 2, 3, 4`
 
-const complianceTotalsSQL = `SELECT key, sum(calls)::bigint, sum(cost_nano)::bigint FROM rollup_day
-WHERE project_id = $1 AND dim = 'agent' AND agent_name = '' AND bucket >= $2 AND bucket < $3 GROUP BY key`
+const complianceTotalsSQL = `SELECT key, sum(calls)::bigint, sum(cost_nano)::bigint FROM (
+  SELECT key, calls, cost_nano FROM rollup_day
+  WHERE project_id = $1 AND dim = 'agent' AND agent_name = '' AND bucket >= $2 AND bucket < $3
+  UNION ALL
+  SELECT agent_name, 1, cost_nano FROM events
+  WHERE project_id = $1 AND tx >= (SELECT watermark FROM rollup_state) AND ts >= $2 AND ts < $3
+) u GROUP BY key`
 
-const complianceToolCallsSQL = `SELECT coalesce(sum(calls), 0)::bigint FROM rollup_day
-WHERE project_id = $1 AND dim = 'tool' AND agent_name = '' AND bucket >= $2 AND bucket < $3`
+const complianceToolCallsSQL = `SELECT coalesce(sum(calls), 0)::bigint FROM (
+  SELECT calls FROM rollup_day
+  WHERE project_id = $1 AND dim = 'tool' AND agent_name = '' AND bucket >= $2 AND bucket < $3
+  UNION ALL
+  SELECT 1 FROM events
+  WHERE project_id = $1 AND tx >= (SELECT watermark FROM rollup_state) AND ts >= $2 AND ts < $3
+    AND tool_name IS NOT NULL
+) u`
 
 // complianceRunsSQL reads the stored totals of the guarded agents' runs
 // that carry a workflow and started in the window: one runs row each.
