@@ -10,7 +10,7 @@ import (
 // sibling of the same provider that serves the same kind of call. Only
 // these steps are ever suggested; a step whose models are missing from the
 // catalogue, belong to different providers, or would not be cheaper for
-// the calls at hand is skipped (docs/agents.md lists the ladder).
+// the calls at hand is skipped (docs/agent-view.md lists the ladder).
 var Ladder = map[string]string{
 	// Anthropic: opus → sonnet → haiku, within a generation.
 	"claude-opus-5":     "claude-sonnet-5",
