@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/llmcost/llmcost/internal/pricing"
 )
 
 const (
@@ -181,32 +183,11 @@ func (f *fieldReader) unknown(known map[string]bool) {
 func closest(name string, known map[string]bool) string {
 	best, bestD := "", 3
 	for k := range known {
-		if d := editDistance(strings.ToLower(name), k); d < bestD || (d == bestD && k < best) {
+		if d := pricing.EditDistance(strings.ToLower(name), k); d < bestD || (d == bestD && k < best) {
 			best, bestD = k, d
 		}
 	}
 	return best
-}
-
-// editDistance is the Levenshtein distance between two field names.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 func isNumber(v json.RawMessage) bool {

@@ -133,7 +133,7 @@ func (c *Catalogue) Suggest(model string, n int) []string {
 	var cands []cand
 	limit := max(2, len(q)/3)
 	for _, e := range c.entries {
-		d := min(editDistance(q, e.Model), editDistance(q, stripDate(e.Model)))
+		d := min(EditDistance(q, e.Model), EditDistance(q, stripDate(e.Model)))
 		p := commonPrefix(q, e.Model)
 		if d <= limit || (p >= 6 && p*2 >= len(q)) {
 			cands = append(cands, cand{e.Model, d, p})
@@ -244,8 +244,9 @@ func contentHash(entries []Entry) string {
 	return hex.EncodeToString(h.Sum(nil)[:4])
 }
 
-// editDistance is the Levenshtein distance between two names.
-func editDistance(a, b string) int {
+// EditDistance is the Levenshtein distance between two names: close model
+// names here, close field names in batch validation.
+func EditDistance(a, b string) int {
 	prev := make([]int, len(b)+1)
 	cur := make([]int, len(b)+1)
 	for j := range prev {
