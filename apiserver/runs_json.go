@@ -2,7 +2,6 @@ package apiserver
 
 import (
 	"encoding/json"
-	"math/big"
 
 	"github.com/llmcost/llmcost/internal/analytics"
 	"github.com/llmcost/llmcost/internal/postgres"
@@ -212,21 +211,11 @@ func outcomeRows(rows []postgres.WorkflowSums) []OutcomeRow {
 	return out
 }
 
-// ratio2 rounds an exact ratio half away from zero to two decimals.
-func ratio2(r *big.Rat) *float64 {
-	if r == nil {
-		return nil
-	}
-	scaled := new(big.Rat).Mul(r, big.NewRat(100, 1))
-	f := float64(runs.RoundNano(scaled)) / 100
-	return &f
-}
-
 func distribution(workflow string, d runs.Distribution, truncated bool) Distribution {
 	out := Distribution{Workflow: workflow, Runs: d.Runs, Truncated: truncated, P50: money(d.P50),
 		P95: money(d.P95), P99: money(d.P99), Max: money(d.Max), TailRuns: d.TailRuns,
 		TailThreshold: money(d.P95), TailSharePercent: analytics.Percent(d.TailCostNano, d.TotalCostNano),
-		TailRatio: ratio2(d.TailRatio()), Histogram: make([]HistogramBucket, len(d.Histogram))}
+		TailRatio: analytics.Round2(d.TailRatio()), Histogram: make([]HistogramBucket, len(d.Histogram))}
 	for i, b := range d.Histogram {
 		out.Histogram[i] = HistogramBucket{Lower: money(b.Lower), Upper: money(b.Upper), Count: b.Count,
 			IsTail: b.IsTail}

@@ -1,7 +1,6 @@
 package agentview
 
 import (
-	"math/big"
 	"slices"
 
 	"github.com/llmcost/llmcost/internal/analytics"
@@ -24,20 +23,15 @@ func LatencyOf(ms []int64) Latency {
 	}
 	sorted := slices.Clone(ms)
 	slices.Sort(sorted)
-	out.P50 = two(runs.Percentile(sorted, 50))
-	out.P95 = two(runs.Percentile(sorted, 95))
-	out.P99 = two(runs.Percentile(sorted, 99))
+	out.P50 = analytics.Round2(runs.Percentile(sorted, 50))
+	out.P95 = analytics.Round2(runs.Percentile(sorted, 95))
+	out.P99 = analytics.Round2(runs.Percentile(sorted, 99))
 	var sum int64
 	for _, v := range sorted {
 		sum += v
 	}
 	out.Avg = analytics.Mean(sum, int64(len(sorted)))
 	return out
-}
-
-func two(r *big.Rat) *float64 {
-	f := float64(runs.RoundNano(new(big.Rat).Mul(r, big.NewRat(100, 1)))) / 100
-	return &f
 }
 
 // TailCost is the tail of an agent's run-cost distribution: runs at or

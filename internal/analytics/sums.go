@@ -99,9 +99,15 @@ func Ratio(num, den, scale int64) *float64 {
 	if den == 0 {
 		return nil
 	}
-	r := new(big.Rat).SetFrac(new(big.Int).Mul(big.NewInt(num), big.NewInt(scale*100)), big.NewInt(den))
-	f, _ := new(big.Rat).SetInt(roundRat(r)).Float64()
-	f /= 100
+	return Round2(new(big.Rat).SetFrac(new(big.Int).Mul(big.NewInt(num), big.NewInt(scale)), big.NewInt(den)))
+}
+
+// Round2 is r rounded half away from zero to two decimals; nil for nil.
+func Round2(r *big.Rat) *float64 {
+	if r == nil {
+		return nil
+	}
+	f := float64(RoundHalfAway(new(big.Rat).Mul(r, big.NewRat(100, 1))).Int64()) / 100
 	return &f
 }
 
@@ -117,11 +123,13 @@ func DivNano(nano, count int64) (int64, bool) {
 	if count == 0 {
 		return 0, false
 	}
-	q := roundRat(new(big.Rat).SetFrac(big.NewInt(nano), big.NewInt(count)))
+	q := RoundHalfAway(new(big.Rat).SetFrac(big.NewInt(nano), big.NewInt(count)))
 	return q.Int64(), true
 }
 
-func roundRat(r *big.Rat) *big.Int {
+// RoundHalfAway rounds r half away from zero to an integer, exactly: the
+// one rounding of every report, run figures included.
+func RoundHalfAway(r *big.Rat) *big.Int {
 	num, den := new(big.Int).Abs(r.Num()), r.Denom()
 	q, m := new(big.Int).QuoRem(num, den, new(big.Int))
 	if m.Mul(m, big.NewInt(2)).Cmp(den) >= 0 {

@@ -3,6 +3,8 @@ package runs
 import (
 	"math/big"
 	"slices"
+
+	"github.com/llmcost/llmcost/internal/analytics"
 )
 
 // Bucket is one histogram bucket of per-run costs, bounds in nano-USD
@@ -50,18 +52,9 @@ func Percentile(sorted []int64, pct int64) *big.Rat {
 	return v.Add(v, step)
 }
 
-// RoundNano rounds r half away from zero to an integer.
-func RoundNano(r *big.Rat) int64 {
-	num, den := new(big.Int).Abs(r.Num()), r.Denom()
-	q, m := new(big.Int).QuoRem(num, den, new(big.Int))
-	if m.Mul(m, big.NewInt(2)).Cmp(den) >= 0 {
-		q.Add(q, big.NewInt(1))
-	}
-	if r.Sign() < 0 {
-		q.Neg(q)
-	}
-	return q.Int64()
-}
+// RoundNano rounds r half away from zero to an integer (nano-USD), with
+// the reports' one rounding.
+func RoundNano(r *big.Rat) int64 { return analytics.RoundHalfAway(r).Int64() }
 
 // Distribute computes the distribution of costs with buckets buckets: the
 // first buckets−1 split [min, p95) evenly, the last is [p95, max], the tail.
