@@ -1,7 +1,6 @@
 package costprocessor
 
 import (
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -9,23 +8,15 @@ import (
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/component/componenttest"
 	"go.opentelemetry.io/collector/confmap"
-	"go.opentelemetry.io/collector/confmap/confmaptest"
+
+	"github.com/llmcost/llmcost/internal/costapitest"
 )
 
-// loadConfig decodes testdata/config.yaml's section id over the defaults, as
-// the collector does.
+// loadConfig decodes testdata/config.yaml's section id over the defaults.
 func loadConfig(t *testing.T, id string) (*Config, error) {
 	t.Helper()
-	cm, err := confmaptest.LoadConf(filepath.Join("testdata", "config.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	sub, err := cm.Sub(id)
-	if err != nil {
-		t.Fatal(err)
-	}
 	cfg := NewFactory().CreateDefaultConfig().(*Config)
-	return cfg, sub.Unmarshal(cfg)
+	return cfg, costapitest.LoadConfig(t, id, cfg)
 }
 
 func TestConfigStruct(t *testing.T) {
