@@ -41,8 +41,13 @@ type Deps struct {
 	// Limiter counts requests per API key, user or client IP: shared by
 	// every instance through PostgreSQL (ratelimit.Shared) on an origin,
 	// in process memory on a mirror and in tests.
-	Limiter  ratelimit.Allower
-	Policies Policies
+	Limiter ratelimit.Allower
+	// MailLimits keeps the hourly mail limits (password-reset requests
+	// per address, verification resends per user) for every instance:
+	// Redis when the deployment counts there; nil means DB, or process
+	// memory without one.
+	MailLimits ratelimit.EventLog
+	Policies   Policies
 	// Now is the clock; tests inject one to check expiry.
 	Now func() time.Time
 	// Pricing keeps the catalogue in force: sync status and imports. New
@@ -88,8 +93,11 @@ func New(d Deps) *Server {
 	if d.MaxListLimit <= 0 {
 		d.MaxListLimit = DefaultMaxListLimit
 	}
+	if d.MailLimits == nil && d.DB != nil {
+		d.MailLimits = d.DB
+	}
 	s := &Server{Deps: d, slots: map[Slot]*slotHolder{}, offMirror: map[*mux.Route]bool{}}
-	s.acct = newAccountState(d.Now)
+	s.acct = newAccountState(d.Now, d.MailLimits)
 	mirror, origin := s.mirrorRoutes(), s.originRoutes()
 	s.table = append(mirror, origin...)
 	s.router = mux.NewRouter()
