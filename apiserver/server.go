@@ -68,6 +68,10 @@ type Deps struct {
 	Jobs Jobs
 	// Webhooks sends the webhook test delivery; nil refuses the test.
 	Webhooks *webhook.Client
+	// RequestTimeout bounds the work of one request (0: unbounded); the
+	// extension sets it a little under the HTTP write timeout, so a
+	// request stuck waiting for the database is answered 503 in time.
+	RequestTimeout time.Duration
 }
 
 // Server routes requests through the one route table.
@@ -110,5 +114,5 @@ func New(d Deps) *Server {
 
 // Handler is the server's root handler with all middleware applied.
 func (s *Server) Handler() http.Handler {
-	return s.headers(s.recoverer(s.gate(s.credentials(s.rateLimit(s.router)))))
+	return s.headers(s.recoverer(s.gate(s.deadline(s.credentials(s.rateLimit(s.router))))))
 }

@@ -126,6 +126,8 @@ func (e *Extension) Start(ctx context.Context, host component.Host) error {
 			PrivacyVersion: e.cfg.Policies.PrivacyVersion, PrivacyURL: e.cfg.Policies.PrivacyURL},
 		Pricing: e.sync, AdminEmails: e.cfg.adminEmails(),
 		Accounts: accounts, Jobs: e.jobs, MaxListLimit: e.cfg.MaxListLimit, Webhooks: e.webhooks,
+		// A tenth of the write timeout is left to write the 503.
+		RequestTimeout: e.cfg.HTTP.WriteTimeout - e.cfg.HTTP.WriteTimeout/10,
 	})
 	return e.listen(ctx, host)
 }
