@@ -2,6 +2,7 @@ package ratelimit_test
 
 import (
 	"context"
+	"strconv"
 	"testing"
 	"time"
 
@@ -62,5 +63,22 @@ func TestSharedSlidingFallsBackToTheProcessCount(t *testing.T) {
 	}
 	if ok, retry, _ := mem.Allow(context.Background(), "k"); ok || retry != time.Hour {
 		t.Fatalf("in memory, second: %v %s", ok, retry)
+	}
+}
+
+// BenchmarkRedisMailLog is the cost of counting a password-reset request
+// in the Redis rolling log (one EVALSHA; five requests per address, two of
+// them refused): go test -run '^$' -bench RedisMailLog -benchtime 5000x ./internal/ratelimit/
+func BenchmarkRedisMailLog(b *testing.B) {
+	r, err := ratelimit.NewRedis(redistest.Start(b), time.Minute)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer r.Close()
+	l := ratelimit.NewSharedSliding(3, time.Hour, r)
+	for i := 0; b.Loop(); i++ {
+		if _, _, err := l.Allow(context.Background(), "reset:"+strconv.Itoa(i/5)); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
