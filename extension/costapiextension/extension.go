@@ -92,6 +92,15 @@ func (e *Extension) Start(ctx context.Context, host component.Host) error {
 		return e.abort(fmt.Errorf("migrations: %w", err))
 	}
 	log.Info("database ready", zap.Int("migrations_applied", applied))
+	// Authenticated API keys are reused for a minute, emptied by every
+	// rotation or project deletion through migration 0016's NOTIFY.
+	db.CacheAPIKeys(0, func(live bool, err error) {
+		if live {
+			log.Debug("API key cache on: listening for key changes")
+		} else {
+			log.Warn("API key cache off until the listening connection is back", zap.Error(err))
+		}
+	})
 	// Events stored before the cache-savings columns get theirs (once).
 	backfilled, err := db.BackfillSavings(ctx)
 	if err != nil {

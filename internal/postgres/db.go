@@ -34,6 +34,8 @@ type DB struct {
 	// Enqueue queues webhook deliveries in a transaction (the job
 	// runner's InsertTx); nil drops them.
 	Enqueue func(ctx context.Context, tx pgx.Tx, envs []webhook.Envelope) error
+	// keys caches authenticated API keys (CacheAPIKeys); nil: none.
+	keys *keyCache
 }
 
 // Open connects to url with a bounded pool. A pool that cannot hand out a
@@ -57,8 +59,13 @@ func Open(ctx context.Context, url string, maxConns int32) (*DB, error) {
 	return &DB{Pool: pool}, nil
 }
 
-// Close releases the pool.
-func (db *DB) Close() { db.Pool.Close() }
+// Close stops the key cache's listener and releases the pool.
+func (db *DB) Close() {
+	if db.keys != nil {
+		db.keys.stop()
+	}
+	db.Pool.Close()
+}
 
 // Ping reports whether the database answers.
 func (db *DB) Ping(ctx context.Context) error {

@@ -53,16 +53,19 @@ func (db *DB) UpdateProject(ctx context.Context, id string, u ProjectUpdate, now
 // everything else keyed by it go with it (ON DELETE CASCADE).
 func (db *DB) DeleteProject(ctx context.Context, id string) error {
 	tag, err := db.Pool.Exec(ctx, `DELETE FROM projects WHERE id = $1`, id)
+	db.dropKeys()
 	if err == nil && tag.RowsAffected() == 0 {
 		return apierr.New(apierr.NotFound, "project not found")
 	}
 	return translate(err, "project")
 }
 
-// RotateKey replaces a project's key hash: the old key fails at once,
-// because every request looks its key up afresh.
+// RotateKey replaces a project's key hash: the old key fails at once on
+// this instance (its key cache is emptied before this returns) and on the
+// others as soon as migration 0016's NOTIFY reaches them.
 func (db *DB) RotateKey(ctx context.Context, id string, keyHash []byte, keyPrefix string, now time.Time) (Project, error) {
 	p, err := scanProject(db.Pool.QueryRow(ctx, `UPDATE projects SET key_hash = $2, key_prefix = $3, updated_at = $4
 		WHERE id = $1 RETURNING `+projectCols, id, keyHash, keyPrefix, now))
+	db.dropKeys()
 	return p, translate(err, "project")
 }
