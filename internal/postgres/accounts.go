@@ -175,15 +175,6 @@ func scanProject(row pgx.Row) (Project, error) {
 	return p, err
 }
 
-// ProjectByKeyHash resolves an API key hash to its project.
-func (db *DB) ProjectByKeyHash(ctx context.Context, keyHash []byte) (Project, error) {
-	p, err := scanProject(db.Pool.QueryRow(ctx, `SELECT `+projectCols+` FROM projects WHERE key_hash = $1`, keyHash))
-	if err == pgx.ErrNoRows {
-		return p, apierr.New(apierr.Unauthorized, "invalid API key")
-	}
-	return p, translate(err, "project")
-}
-
 // ProjectByID returns a project.
 func (db *DB) ProjectByID(ctx context.Context, id string) (Project, error) {
 	p, err := scanProject(db.Pool.QueryRow(ctx, `SELECT `+projectCols+` FROM projects WHERE id = $1`, id))
