@@ -110,7 +110,7 @@ GROUP BY x.project_id, x.bucket, x.workflow, x.name`
 
 // Tool rows over every workflow (run_tool_all_day, migration 0014) are
 // sums of the run_tool_day rows of a (project, agent, day), recomputed
-// after them for each key's agent and for ''. Refreshes of one day that
+// after them for each key's agent and for ”. Refreshes of one day that
 // touch different workflows would both recompute the same rows, so they
 // first lock the (project, day) (class 4244, in hash order, after the
 // 4243 locks: every refresh takes its 4243 locks before any 4244 one).
@@ -119,7 +119,7 @@ const toolDayLockSQL = `SELECT count(pg_advisory_xact_lock(4244, h)) FROM (
   FROM unnest($1::text[], $2::timestamptz[]) AS u(p, d) ORDER BY 1) s`
 
 // toolAllKeysSQL are the (project, day, agent) rows to recompute: each
-// key's agent and ''.
+// key's agent and ”.
 const toolAllKeysSQL = `(SELECT DISTINCT u.p, u.d, x.a FROM unnest($1::uuid[], $2::timestamptz[], $3::text[]) AS u(p, d, a)
   CROSS JOIN LATERAL (VALUES (u.a), ('')) AS x(a))`
 
