@@ -48,7 +48,7 @@ func windowSQL(report, dim string, filtered bool) string {
 			rollupAgent = "agent_name = '' AND key = $3"
 		}
 	}
-	r := strings.NewReplacer("{{ROLLUP_DIM}}", "dim = $2", "{{ROLLUP_AGENT}}", rollupAgent,
+	r := strings.NewReplacer("{{PRE}}", "", "{{DAY_KEYS}}", "true", "{{ROLLUP_DIM}}", "dim = $2", "{{ROLLUP_AGENT}}", rollupAgent,
 		"{{RAW_DIM}}", "$2::text", "{{RAW_KEY}}", rawKeys[dim], "{{RAW_FROM}}", "events e",
 		"{{RAW_AGENT}}", rawAgent, "{{SUMS}}", sumList)
 	return r.Replace(mustQuery("window.sql") + mustQuery(report))
@@ -71,7 +71,9 @@ type WindowQuery struct {
 // WindowResult is what one WindowQuery read.
 type WindowResult struct {
 	// Keys are sorted by cost descending then key; AllCostNano is the cost
-	// of every key, the limit notwithstanding.
+	// of every key, the limit notwithstanding (0 for a limited read by
+	// session over all agents, which does not visit every key: no report
+	// shares sessions).
 	Keys        []analytics.Keyed
 	AllCostNano int64
 	// Points are the non-empty buckets, unordered.
@@ -162,7 +164,11 @@ func windowArgs(projectID string, dims any, agent string, s analytics.Segments, 
 }
 
 func readWindow(ctx context.Context, tx rowsQuerier, q WindowQuery, watermark int64) (WindowResult, error) {
-	args := windowArgs(q.ProjectID, q.Dim, q.AgentName, segmentsFor(q), watermark)
+	s := segmentsFor(q)
+	args := windowArgs(q.ProjectID, q.Dim, q.AgentName, s, watermark)
+	if useSessionTop(q, s) {
+		return readSessionTop(ctx, tx, args, q.Limit)
+	}
 	var res WindowResult
 	if q.BucketWidth > 0 {
 		rows, err := tx.Query(ctx, windowSQL("by_bucket.sql", q.Dim, q.AgentName != ""),

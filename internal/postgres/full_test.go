@@ -77,3 +77,49 @@ func checkFull(t *testing.T, db *postgres.DB, p string, events map[string]event.
 		}
 	}
 }
+
+// checkSessionTop reads the top sessions (the session read of rollup_session,
+// used when limited, over all agents, with whole days) for several limits
+// and ranges, and compares them with the first keys of a Go sum over the
+// stored calls sorted by cost, then key.
+func checkSessionTop(t *testing.T, db *postgres.DB, p string, events map[string]event.Event, now time.Time, when string) {
+	t.Helper()
+	// Besides the ranges, windows starting among the calls, so sessions
+	// cross the first midnight too.
+	for _, length := range []time.Duration{24 * time.Hour, 7 * 24 * time.Hour, 90 * 24 * time.Hour, 50 * time.Hour,
+		61 * time.Hour} {
+		for _, off := range []time.Duration{0, 13 * time.Hour, 37 * time.Hour} {
+			w := analytics.Span{Start: now.Add(-off - length), End: now.Add(-off)}
+			sums := map[string]analytics.Sums{}
+			for _, e := range events {
+				if e.SessionID == "" || e.Timestamp.Before(w.Start) || !e.Timestamp.Before(w.End) {
+					continue
+				}
+				s, _ := callSums(e)
+				v := sums[e.SessionID]
+				v.Add(s)
+				sums[e.SessionID] = v
+			}
+			var all []analytics.Keyed
+			for k, s := range sums {
+				all = append(all, analytics.Keyed{Key: k, Sums: s})
+			}
+			analytics.SortByCost(all)
+			for _, limit := range []int{1, 3, 100} {
+				res, err := db.ReadWindows(context.Background(), postgres.WindowQuery{ProjectID: p, Dim: "session",
+					Segments: analytics.Decompose(w, analytics.Day), Limit: limit})
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := all[:min(limit, len(all))]
+				if len(want) == 0 {
+					want = nil
+				}
+				if !reflect.DeepEqual(res[0].Keys, want) {
+					t.Fatalf("%s: %s ending %s before now, top %d sessions:\n got %+v\nwant %+v", when, length, off, limit,
+						res[0].Keys, want)
+				}
+			}
+		}
+	}
+}

@@ -6,11 +6,13 @@
 -- with this CTE and groups src. Parameters: $1 project, $2 dim, $3 agent
 -- filter ('' = all), $4..$7 the two hourly spans, $8..$9 and $14..$15 the
 -- two daily spans, $16..$17 the weekly span, $10..$13 the two raw spans.
--- {{ROLLUP_DIM}}, {{ROLLUP_AGENT}}, {{RAW_DIM}}, {{RAW_KEY}}, {{RAW_FROM}} and
--- {{RAW_AGENT}} are filled per dimension and filter (postgres/analytics.go):
--- one read of several dimensions ($2 an array, /full) expands each raw event
--- into one row per dimension.
-WITH src AS (
+-- The placeholders in double braces (ROLLUP_DIM, ROLLUP_AGENT, RAW_DIM,
+-- RAW_KEY, RAW_FROM, RAW_AGENT) are filled per dimension and filter
+-- (postgres/analytics.go): one read of several dimensions ($2 an array,
+-- /full) expands each raw event into one row per dimension. PRE (CTEs
+-- before src) and DAY_KEYS (which keys' daily rows) serve the session
+-- read (session_top.sql).
+WITH {{PRE}}src AS (
   SELECT dim, key, bucket AS t, calls, input_tokens, output_tokens, cached_tokens, cache_write_tokens, total_tokens,
     cost_nano, subscription_nano, latency_sum, latency_count, success_calls, unpriced_calls,
     read_savings_nano, write_premium_nano, events_with_cache
@@ -22,7 +24,7 @@ WITH src AS (
     cost_nano, subscription_nano, latency_sum, latency_count, success_calls, unpriced_calls,
     read_savings_nano, write_premium_nano, events_with_cache
   FROM rollup_day
-  WHERE project_id = $1 AND {{ROLLUP_DIM}} AND {{ROLLUP_AGENT}}
+  WHERE project_id = $1 AND {{ROLLUP_DIM}} AND {{ROLLUP_AGENT}} AND {{DAY_KEYS}}
     AND ((bucket >= $8 AND bucket < $9) OR (bucket >= $14 AND bucket < $15))
   UNION ALL
   SELECT dim, key, bucket, calls, input_tokens, output_tokens, cached_tokens, cache_write_tokens, total_tokens,
