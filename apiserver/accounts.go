@@ -2,6 +2,8 @@ package apiserver
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"net/http"
 	"strconv"
 	"strings"
@@ -48,16 +50,32 @@ const (
 // accountState is the server's own account machinery: the per-address
 // mail limiters and the background work that must finish before shutdown.
 type accountState struct {
-	resets   *ratelimit.Sliding // reset-request, by normalised e-mail
-	verifies *ratelimit.Sliding // verification resends, by user
+	resets   *ratelimit.SharedSliding // reset-request, by normalised e-mail
+	verifies *ratelimit.SharedSliding // verification resends, by user
 	bg       sync.WaitGroup
 }
 
-func newAccountState(now func() time.Time) *accountState {
-	a := &accountState{resets: ratelimit.NewSliding(MailsPerHour, time.Hour),
-		verifies: ratelimit.NewSliding(MailsPerHour, time.Hour)}
+// newAccountState counts the mail limits in log, shared by every instance
+// of the deployment (nil: in this process only).
+func newAccountState(now func() time.Time, log ratelimit.EventLog) *accountState {
+	a := &accountState{resets: ratelimit.NewSharedSliding(MailsPerHour, time.Hour, log),
+		verifies: ratelimit.NewSharedSliding(MailsPerHour, time.Hour, log)}
 	a.resets.Now, a.verifies.Now = now, now
 	return a
+}
+
+// allowMail counts one mail of a kind ("reset", "verify") for who against
+// its hourly limit. The key is a hash: the store never holds addresses.
+// When the shared count cannot be kept the process's own count decides,
+// and the log says so.
+func (s *Server) allowMail(ctx context.Context, l *ratelimit.SharedSliding, kind, who string) (bool, time.Duration) {
+	sum := sha256.Sum256([]byte(who))
+	ok, retry, err := l.Allow(ctx, kind+":"+hex.EncodeToString(sum[:]))
+	if err != nil {
+		s.Logger.Warn("mail limit counted in this process only: the shared count failed",
+			zap.String("kind", kind), zap.Error(err))
+	}
+	return ok, retry
 }
 
 // later runs f in the background, detached from the request, and counted

@@ -70,7 +70,7 @@ func (s *Server) resetRequest(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if allowed, retry := s.acct.resets.Allow(email); !allowed {
+	if allowed, retry := s.allowMail(r.Context(), s.acct.resets, "reset", email); !allowed {
 		return tooMany(w, retry, MailsPerHour, s.acct.resets.Window, "password reset requests per e-mail address")
 	}
 	s.sendReset(email)
@@ -142,7 +142,7 @@ func (s *Server) resendVerification(w http.ResponseWriter, r *http.Request) erro
 	if u.EmailVerified {
 		return ok(w, http.StatusOK, resendJSON{EmailVerified: true, VerificationEmailSent: false})
 	}
-	if allowed, retry := s.acct.verifies.Allow(u.ID); !allowed {
+	if allowed, retry := s.allowMail(r.Context(), s.acct.verifies, "verify", u.ID); !allowed {
 		return tooMany(w, retry, MailsPerHour, s.acct.verifies.Window, "verification e-mails")
 	}
 	sent := s.sendVerification(r.Context(), u)

@@ -41,8 +41,13 @@ type Deps struct {
 	// Limiter counts requests per API key, user or client IP: shared by
 	// every instance through PostgreSQL (ratelimit.Shared) on an origin,
 	// in process memory on a mirror and in tests.
-	Limiter  ratelimit.Allower
-	Policies Policies
+	Limiter ratelimit.Allower
+	// MailLimits keeps the hourly mail limits (password-reset requests
+	// per address, verification resends per user) for every instance:
+	// Redis when the deployment counts there; nil means DB, or process
+	// memory without one.
+	MailLimits ratelimit.EventLog
+	Policies   Policies
 	// Now is the clock; tests inject one to check expiry.
 	Now func() time.Time
 	// Pricing keeps the catalogue in force: sync status and imports. New
@@ -63,6 +68,10 @@ type Deps struct {
 	Jobs Jobs
 	// Webhooks sends the webhook test delivery; nil refuses the test.
 	Webhooks *webhook.Client
+	// RequestTimeout bounds the work of one request (0: unbounded); the
+	// extension sets it a little under the HTTP write timeout, so a
+	// request stuck waiting for the database is answered 503 in time.
+	RequestTimeout time.Duration
 }
 
 // Server routes requests through the one route table.
@@ -88,8 +97,11 @@ func New(d Deps) *Server {
 	if d.MaxListLimit <= 0 {
 		d.MaxListLimit = DefaultMaxListLimit
 	}
+	if d.MailLimits == nil && d.DB != nil {
+		d.MailLimits = d.DB
+	}
 	s := &Server{Deps: d, slots: map[Slot]*slotHolder{}, offMirror: map[*mux.Route]bool{}}
-	s.acct = newAccountState(d.Now)
+	s.acct = newAccountState(d.Now, d.MailLimits)
 	mirror, origin := s.mirrorRoutes(), s.originRoutes()
 	s.table = append(mirror, origin...)
 	s.router = mux.NewRouter()
@@ -102,5 +114,5 @@ func New(d Deps) *Server {
 
 // Handler is the server's root handler with all middleware applied.
 func (s *Server) Handler() http.Handler {
-	return s.headers(s.recoverer(s.gate(s.credentials(s.rateLimit(s.router)))))
+	return s.headers(s.recoverer(s.gate(s.deadline(s.credentials(s.rateLimit(s.router))))))
 }

@@ -113,13 +113,21 @@ func (e *Extension) Start(ctx context.Context, host component.Host) error {
 		return e.abort(err)
 	}
 
+	limiter := e.limiter()
+	// The hourly mail limits are kept where the request counts are.
+	var mailLimits ratelimit.EventLog = db
+	if e.redis != nil {
+		mailLimits = e.redis
+	}
 	e.api = apiserver.New(apiserver.Deps{
 		DB: db, Catalogue: &e.catalogue, Logger: log, Version: e.set.BuildInfo.Version,
-		Limiter: e.limiter(),
+		Limiter: limiter, MailLimits: mailLimits,
 		Policies: apiserver.Policies{TermsVersion: e.cfg.Policies.TermsVersion, TermsURL: e.cfg.Policies.TermsURL,
 			PrivacyVersion: e.cfg.Policies.PrivacyVersion, PrivacyURL: e.cfg.Policies.PrivacyURL},
 		Pricing: e.sync, AdminEmails: e.cfg.adminEmails(),
 		Accounts: accounts, Jobs: e.jobs, MaxListLimit: e.cfg.MaxListLimit, Webhooks: e.webhooks,
+		// A tenth of the write timeout is left to write the 503.
+		RequestTimeout: e.cfg.HTTP.WriteTimeout - e.cfg.HTTP.WriteTimeout/10,
 	})
 	return e.listen(ctx, host)
 }

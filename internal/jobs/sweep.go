@@ -56,6 +56,7 @@ func (w *sweepWorker) Work(ctx context.Context, _ *river.Job[SweepArgs]) error {
 		return err
 	}
 	w.log.Info("swept expired rows", zap.Int64("sessions", s.Sessions),
-		zap.Int64("account_tokens", s.AccountTokens), zap.Int64("rate_limit_windows", s.RateLimitWindows))
+		zap.Int64("account_tokens", s.AccountTokens), zap.Int64("rate_limit_windows", s.RateLimitWindows),
+		zap.Int64("rate_limit_logs", s.RateLimitLogs))
 	return nil
 }

@@ -33,13 +33,14 @@ func (db *DB) CountRequest(ctx context.Context, key string, windowStart time.Tim
 
 // Swept counts what one Sweep deleted.
 type Swept struct {
-	Sessions, AccountTokens, RateLimitWindows int64
+	Sessions, AccountTokens, RateLimitWindows, RateLimitLogs int64
 }
 
 // Sweep deletes what no request can use any more: sessions past their
 // refresh expiry or revoked more than a day ago (their rotated refresh
 // tokens go with them), e-mail tokens expired or used more than a day ago,
-// and rate-limit windows that ended before windowsBefore.
+// rate-limit windows that ended before windowsBefore, and rolling-window
+// logs past their own expiry (set from their limit's window by CountEvent).
 func (db *DB) Sweep(ctx context.Context, now, windowsBefore time.Time) (Swept, error) {
 	var s Swept
 	day := now.Add(-24 * time.Hour)
@@ -51,6 +52,7 @@ func (db *DB) Sweep(ctx context.Context, now, windowsBefore time.Time) (Swept, e
 		{&s.Sessions, `DELETE FROM sessions WHERE expires_at < $1 OR revoked_at < $2`, []any{now, day}},
 		{&s.AccountTokens, `DELETE FROM account_tokens WHERE expires_at < $1 OR used_at < $2`, []any{now, day}},
 		{&s.RateLimitWindows, `DELETE FROM rate_limit_windows WHERE window_start < $1`, []any{windowsBefore}},
+		{&s.RateLimitLogs, `DELETE FROM rate_limit_logs WHERE expires_at < $1`, []any{now}},
 	} {
 		tag, err := db.Pool.Exec(ctx, q.sql, q.arg...)
 		if err != nil {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/llmcost/llmcost/internal/postgres"
 	"github.com/llmcost/llmcost/internal/ratelimit"
+	"github.com/llmcost/llmcost/internal/ratelimit/logtest"
 )
 
 // 30 concurrent requests against a limit of 20, through two limiters (two
@@ -88,5 +89,35 @@ func TestSweepDeletesExpiredSessions(t *testing.T) {
 	}
 	if s, _ = db.Sweep(ctx, now, now); s.Sessions != 0 {
 		t.Fatalf("second sweep deleted %d sessions", s.Sessions)
+	}
+}
+
+// The rolling log (password-reset and verification limits) holds across
+// two instances on one database, and the sweep keeps an hour-long log
+// until it has expired, not for the request limit's minute.
+func TestEventLogIsSharedAndSweptByItsOwnWindow(t *testing.T) {
+	db := openDB(t)
+	ctx := context.Background()
+	logtest.Check(t, db)
+	last := logtest.Start.Add(time.Hour) // the last event Check counted, on "straddle"
+	// The sweep job passes the request limit's window (a minute): a minute
+	// after the last event nothing of the hour's logs goes.
+	at := last.Add(time.Minute)
+	if s, err := db.Sweep(ctx, at, at.Add(-time.Minute)); err != nil || s.RateLimitLogs != 0 {
+		t.Fatalf("sweep a minute after: %+v %v, want no log deleted", s, err)
+	}
+	// Two hours after its last event "straddle" is still kept; "burst" and
+	// "other", whose last events were earlier, are gone.
+	at = last.Add(2 * time.Hour)
+	if s, err := db.Sweep(ctx, at, at.Add(-time.Minute)); err != nil || s.RateLimitLogs != 2 {
+		t.Fatalf("sweep two hours after: %+v %v, want the 2 older logs", s, err)
+	}
+	var n int
+	if err := db.Pool.QueryRow(ctx, `SELECT cardinality(times) FROM rate_limit_logs WHERE key = 'straddle'`).Scan(&n); err != nil || n != 3 {
+		t.Fatalf("log holds %d events (%v), want the 3 of the last hour", n, err)
+	}
+	at = at.Add(time.Second)
+	if s, err := db.Sweep(ctx, at, at.Add(-time.Minute)); err != nil || s.RateLimitLogs != 1 {
+		t.Fatalf("sweep after expiry: %+v %v, want the last log", s, err)
 	}
 }

@@ -100,6 +100,7 @@ var builtinRows = []row{
 	{"gpt-4", "openai", "chat", "30", "60", "", "", "", 8192, 4096, "", "", nil},
 	{"gpt-3.5-turbo", "openai", "chat", "0.5", "1.5", "", "", "", 16385, 4096, "", "", nil},
 	{"gpt-3.5-turbo-1106", "openai", "chat", "1", "2", "", "", "", 16385, 4096, "2026-09-28", "", nil},
+	{"gpt-3.5-turbo-0613", "openai", "chat", "1.5", "2", "", "", "", 4097, 4096, "2024-09-13", "gpt-3.5-turbo", nil},
 
 	// Google Gemini: implicit caching, long context above 200k for the Pro models.
 	{"gemini-3.6-flash", "google", "chat", "1.5", "7.5", "0.15", "", "", 1048576, 65536, "", "", nil},
@@ -142,14 +143,19 @@ var builtinRows = []row{
 	{"deepseek-reasoner", "deepseek", "chat", "0.28", "0.42", "0.028", "", "", 131072, 65536, "2026-07-24", "deepseek-flash", nil},
 
 	// xAI Grok: cached input only; Grok 4 and the 4 Fast models bill long
-	// context above 128k prompt tokens, Grok 4.3 and 4.5 double every rate
-	// above 200k (missing from the LiteLLM snapshot: fixtureMissingTiers).
-	{"grok-4.5", "xai", "chat", "2", "6", "0.5", "", "", 500000, 500000, "", "", &tierRow{200000, "4", "12", "1", "", ""}},
-	{"grok-4.3", "xai", "chat", "1.25", "2.5", "0.2", "", "", 1000000, 1000000, "", "", &tierRow{200000, "2.5", "5", "0.4", "", ""}},
-	{"grok-4.20-0309-reasoning", "xai", "chat", "1.25", "2.5", "0.2", "", "", 1000000, 1000000, "", "", nil},
-	{"grok-4.20-0309-non-reasoning", "xai", "chat", "1.25", "2.5", "0.2", "", "", 1000000, 1000000, "", "", nil},
-	{"grok-4.20-multi-agent-0309", "xai", "chat", "1.25", "2.5", "0.2", "", "", 1000000, 1000000, "", "", nil},
-	{"grok-build-0.1", "xai", "chat", "1", "2", "0.2", "", "", 256000, 256000, "", "", nil},
+	// context above 128k prompt tokens. Grok 4.6, 4.5, 4.3, 4.20 and Build
+	// 0.1 double every rate once the prompt reaches 200k tokens (xAI:
+	// "requests whose prompt reaches 200k tokens are billed at the higher
+	// rate for all tokens"), hence threshold xaiReaches200k. The LiteLLM
+	// snapshot lacks these tiers (fixtureMissingTiers) and has Grok 4.5's
+	// cached input at the superseded $0.50 (fixtureErrata).
+	{"grok-4.6", "xai", "chat", "2", "6", "0.5", "", "", 500000, 0, "", "", &tierRow{xaiReaches200k, "4", "12", "1", "", ""}},
+	{"grok-4.5", "xai", "chat", "2", "6", "0.3", "", "", 500000, 500000, "", "", &tierRow{xaiReaches200k, "4", "12", "0.6", "", ""}},
+	{"grok-4.3", "xai", "chat", "1.25", "2.5", "0.2", "", "", 1000000, 1000000, "", "", &tierRow{xaiReaches200k, "2.5", "5", "0.4", "", ""}},
+	{"grok-4.20-0309-reasoning", "xai", "chat", "1.25", "2.5", "0.2", "", "", 1000000, 1000000, "", "", &tierRow{xaiReaches200k, "2.5", "5", "0.4", "", ""}},
+	{"grok-4.20-0309-non-reasoning", "xai", "chat", "1.25", "2.5", "0.2", "", "", 1000000, 1000000, "", "", &tierRow{xaiReaches200k, "2.5", "5", "0.4", "", ""}},
+	{"grok-4.20-multi-agent-0309", "xai", "chat", "1.25", "2.5", "0.2", "", "", 1000000, 1000000, "", "", &tierRow{xaiReaches200k, "2.5", "5", "0.4", "", ""}},
+	{"grok-build-0.1", "xai", "chat", "1", "2", "0.2", "", "", 256000, 256000, "", "", &tierRow{xaiReaches200k, "2", "4", "0.4", "", ""}},
 	{"grok-4-1-fast-reasoning", "xai", "chat", "0.2", "0.5", "0.05", "", "", 2000000, 30000, "", "", &tierRow{128000, "0.4", "1", "", "", ""}},
 	{"grok-4-1-fast-non-reasoning", "xai", "chat", "0.2", "0.5", "0.05", "", "", 2000000, 30000, "", "", &tierRow{128000, "0.4", "1", "", "", ""}},
 	{"grok-4-fast-reasoning", "xai", "chat", "0.2", "0.5", "0.05", "", "", 2000000, 30000, "", "", &tierRow{128000, "0.4", "1", "", "", ""}},
@@ -159,6 +165,12 @@ var builtinRows = []row{
 	{"grok-3", "xai", "chat", "3", "15", "0.75", "", "", 131072, 0, "", "", nil},
 	{"grok-3-mini", "xai", "chat", "0.3", "0.5", "0.075", "", "", 131072, 0, "", "", nil},
 }
+
+// xaiReaches200k is the threshold of xAI's 200k tiers: xAI bills a prompt
+// that reaches 200,000 tokens at the higher rate, and a Tier prices prompts
+// that exceed its threshold (as LiteLLM's "above_200k" and genai-prices'
+// tier "start" do), so the threshold is one token lower.
+const xaiReaches200k = 199_999
 
 var builtinOnce = sync.OnceValue(func() *Catalogue {
 	entries := make([]Entry, 0, len(builtinRows))

@@ -31,17 +31,33 @@ var fixtureErrata = []erratum{
 	{"gpt-5.4-pro", "tier.read", "6", "", "no cached-input rate published"},
 	{"gpt-5.5-pro", "read", "3", "", "no cached-input rate published"},
 	{"gpt-5.5-pro", "tier.read", "6", "", "no cached-input rate published"},
+	// xAI lists Grok 4.5's cached input at $0.30 (and $0.60 from 200k
+	// prompt tokens; https://docs.x.ai/docs/models); the snapshot has $0.50,
+	// which is Grok 4.6's rate.
+	{"grok-4.5", "read", "0.5", "0.3", "cached input is $0.30"},
 }
 
-// fixtureMissingTiers are long-context tiers the snapshot lacks; xAI bills
-// Grok 4.3 and 4.5 at twice every rate above 200k prompt tokens (the 4.x
-// "higher context pricing"). The test requires the fixture to still lack
-// them.
+// fixtureMissingTiers are long-context tiers the snapshot lacks. xAI bills
+// every rate of Grok 4.5, 4.3, 4.20 and Build 0.1 at twice the base once
+// the prompt reaches 200k tokens (https://docs.x.ai/docs/models: models
+// listed with two rows, "< 200k" and "≥ 200k prompt tokens"). The test
+// requires the fixture to still lack them.
 var fixtureMissingTiers = map[string]Tier{
-	"grok-4.3": {ThresholdTokens: 200000, Rates: Rates{Input: 2_500_000_000_000, Output: 5_000_000_000_000,
-		CacheRead: 400_000_000_000, HasCacheRead: true}},
-	"grok-4.5": {ThresholdTokens: 200000, Rates: Rates{Input: 4_000_000_000_000, Output: 12_000_000_000_000,
-		CacheRead: 1_000_000_000_000, HasCacheRead: true}},
+	"grok-4.3":                     xaiTier("2.5", "5", "0.4"),
+	"grok-4.5":                     xaiTier("4", "12", "0.6"),
+	"grok-4.20-0309-reasoning":     xaiTier("2.5", "5", "0.4"),
+	"grok-4.20-0309-non-reasoning": xaiTier("2.5", "5", "0.4"),
+	"grok-4.20-multi-agent-0309":   xaiTier("2.5", "5", "0.4"),
+	"grok-build-0.1":               xaiTier("2", "4", "0.4"),
+}
+
+// xaiTier is an xAI tier from 200,000 prompt tokens (rates per MTok).
+func xaiTier(in, out, read string) Tier {
+	r, err := rowRates(in, out, read, "", "")
+	if err != nil {
+		panic(err)
+	}
+	return Tier{ThresholdTokens: 199_999, Rates: r}
 }
 
 // fixtureDate is when the LiteLLM snapshot was taken: built-in entries are

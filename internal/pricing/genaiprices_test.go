@@ -1,6 +1,7 @@
 package pricing
 
 import (
+	"fmt"
 	"os"
 	"testing"
 	"time"
@@ -132,5 +133,71 @@ func TestReconcile(t *testing.T) {
 	// Within tolerance: 0.4% apart agrees, 0.6% does not.
 	if !withinTolerance(1_000_000, 1_004_000, DefaultTolerancePPM) || withinTolerance(1_000_000, 1_006_000, DefaultTolerancePPM) {
 		t.Error("tolerance bounds")
+	}
+}
+
+// TestCompareEntriesAtEachThreshold: two sources whose tiers double the same
+// rates at different thresholds bill a prompt between them differently, so
+// they disagree; equal tiers agree; a tier against none disagrees above it.
+func TestCompareEntriesAtEachThreshold(t *testing.T) {
+	now := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+	base, _ := rowRates("2", "6", "0.3", "", "")
+	double, _ := rowRates("4", "12", "0.6", "", "")
+	entry := func(threshold int64) Entry {
+		e := Entry{Model: "grok-4.5", Base: base}
+		if threshold > 0 {
+			e.LongContext = &Tier{ThresholdTokens: threshold, Rates: double}
+		}
+		return e
+	}
+	tests := []struct {
+		name   string
+		a, b   int64 // thresholds, 0 = no tier
+		fields []string
+	}{
+		{"same threshold", 200_000, 200_000, nil},
+		{"from 200,000 against above 200,000", 199_999, 200_000,
+			[]string{"long_context.input", "long_context.output", "long_context.cache_read", "long_context.cache_write"}},
+		{"128k against 200k", 128_000, 200_000,
+			[]string{"long_context.input", "long_context.output", "long_context.cache_read", "long_context.cache_write"}},
+		{"tier against none", 200_000, 0,
+			[]string{"long_context.input", "long_context.output", "long_context.cache_read", "long_context.cache_write"}},
+	}
+	for _, tc := range tests {
+		var got []string
+		for _, d := range compareEntries(entry(tc.a), entry(tc.b), "a", "b", now, DefaultTolerancePPM) {
+			got = append(got, d.Field)
+		}
+		if fmt.Sprint(got) != fmt.Sprint(tc.fields) {
+			t.Errorf("%s: disagreements %v, want %v", tc.name, got, tc.fields)
+		}
+	}
+}
+
+// TestReconcileKeepsDatedReleasesApart: a dated release one source prices
+// (gpt-3.5-turbo-0613 at $1.50/$2) is not the other source's undated model
+// (gpt-3.5-turbo at $0.50/$1.50) priced differently: no disagreement, and
+// each name keeps its own price.
+func TestReconcileKeepsDatedReleasesApart(t *testing.T) {
+	litellm, _, err := ParseLiteLLM([]byte(`{"gpt-3.5-turbo": {"input_cost_per_token": 5e-07, "output_cost_per_token": 1.5e-06, "litellm_provider": "openai", "mode": "chat"}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	genai, _, err := ParseGenAI([]byte(`[{"id": "openai", "models": [
+	  {"id": "gpt-3.5-turbo-0613", "match": {"equals": "gpt-3.5-turbo-0613"}, "prices": {"input_mtok": 1.5, "output_mtok": 2}}]}]`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+	merged, dis := Reconcile([]SourceEntries{{"litellm", litellm}, {"genai-prices", genai}}, Builtin(), now, DefaultTolerancePPM)
+	if len(dis) != 0 {
+		t.Errorf("no disagreement expected: %+v", dis)
+	}
+	cat := NewCatalogue(merged, "sync")
+	if e, _ := cat.Lookup("gpt-3.5-turbo"); e.Base.Input != mtok(t, "0.5") || e.Source != FormatLiteLLM {
+		t.Errorf("gpt-3.5-turbo: %+v", e)
+	}
+	if e, _ := cat.Lookup("gpt-3.5-turbo-0613"); e.Model != "gpt-3.5-turbo-0613" || e.Base.Input != mtok(t, "1.5") {
+		t.Errorf("gpt-3.5-turbo-0613: %+v", e)
 	}
 }

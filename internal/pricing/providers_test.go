@@ -64,10 +64,21 @@ func TestAnthropicPublishedPrices(t *testing.T) {
 	if before.LongContext == nil || after.LongContext != nil {
 		t.Error("opus 4.6: long-context tier until 2026-03-13 only")
 	}
+	// Sonnet 4.5: long-context rates for prompts exceeding 200k tokens.
+	s45, _ := Builtin().Lookup("claude-sonnet-4-5")
+	if _, tier := s45.EffectiveRates(200_000); tier {
+		t.Error("sonnet 4.5 at 200k: base rates")
+	}
+	if r, tier := s45.EffectiveRates(200_001); !tier || r.Input != mtok(t, "6") || r.CacheRead != mtok(t, "0.6") {
+		t.Errorf("sonnet 4.5 above 200k: %+v", r)
+	}
 }
 
 // https://platform.openai.com/docs/pricing: o3 cut from $10/$40 to $2/$8
-// on 2025-06-10; the pro models publish no cached-input rate.
+// on 2025-06-10; the pro models publish no cached-input rate ("-"), so
+// cached tokens cost the input rate; gpt-3.5-turbo-0613 kept its own
+// $1.50/$2 (https://platform.openai.com/docs/deprecations) rather than the
+// undated name's price.
 func TestOpenAIPublishedPrices(t *testing.T) {
 	checkPinned(t, []pinned{
 		{"o3", time.Date(2025, 6, 9, 12, 0, 0, 0, time.UTC), "10", "40", "2.5", BasePeriod, ""},
@@ -75,7 +86,18 @@ func TestOpenAIPublishedPrices(t *testing.T) {
 		{"gpt-5.4-pro", today, "30", "180", "", "", ""},
 		{"gpt-5-pro", today, "15", "120", "", "", ""},
 		{"gpt-5", today, "1.25", "10", "0.125", "", ""},
+		{"gpt-3.5-turbo-0613", today, "1.5", "2", "", "", ""},
 	})
+	// https://developers.openai.com/api/docs/models/gpt-5.4-pro: "prompts
+	// with >272K input tokens are priced at 2x input and 1.5x output".
+	e, _ := Builtin().Lookup("gpt-5.4-pro")
+	if _, tier := e.EffectiveRates(272_000); tier {
+		t.Error("gpt-5.4-pro at 272k: base rates")
+	}
+	r, tier := e.EffectiveRates(272_001)
+	if !tier || r.Input != mtok(t, "60") || r.Output != mtok(t, "270") || r.HasCacheRead || r.CacheRead != r.Input {
+		t.Errorf("gpt-5.4-pro above 272k: %+v (cached tokens at the tier's input rate)", r)
+	}
 }
 
 // https://ai.google.dev/gemini-api/docs/pricing
@@ -136,24 +158,41 @@ func TestDeepSeekWeekend(t *testing.T) {
 	}
 }
 
-// https://docs.x.ai/docs/models: Grok 4 doubles above 128k prompt tokens,
-// Grok 4.3 and 4.5 above 200k (list prices as re-checked by
-// https://docs.apiyi.com/en/models/grok-4-3.md on 2026-07-13); grok-4 and
+// https://docs.x.ai/docs/models: Grok 4 doubles above 128k prompt tokens;
+// Grok 4.6, 4.5, 4.3, 4.20 and Build 0.1 are listed with two rows, "< 200k"
+// and "≥ 200k prompt tokens", every rate doubled ("requests whose prompt
+// reaches 200k tokens are billed at the higher rate for all tokens in the
+// request"); Grok 4.5's cached input is $0.30, Grok 4.6's $0.50. grok-4 and
 // grok-4-fast are aliases of the dated and reasoning models.
 func TestXAIPublishedPrices(t *testing.T) {
 	checkPinned(t, []pinned{
 		{"grok-4", today, "3", "15", "0.75", "", "grok-4-0709"},
 		{"xai/grok-4-fast", today, "0.2", "0.5", "0.05", "", "grok-4-fast-reasoning"},
 		{"grok-4-1-fast", today, "0.2", "0.5", "0.05", "", "grok-4-1-fast-reasoning"},
+		{"grok-4.6-latest", today, "2", "6", "0.5", "", "grok-4.6"},
+		{"grok-4.5", today, "2", "6", "0.3", "", ""},
+		{"grok-4.3-latest", today, "1.25", "2.5", "0.2", "", "grok-4.3"},
+		{"grok-build", today, "1", "2", "0.2", "", "grok-build-0.1"},
 	})
 	e, _ := Builtin().Lookup("grok-4")
 	if r, tier := e.EffectiveRates(128_001); !tier || r.Input != mtok(t, "6") || r.Output != mtok(t, "30") {
 		t.Errorf("grok-4 above 128k: %+v", r)
 	}
-	for model, want := range map[string][2]string{"grok-4.3": {"2.5", "5"}, "grok-4.5": {"4", "12"}} {
+	if _, tier := e.EffectiveRates(128_000); tier {
+		t.Error("grok-4 at 128k: base rates")
+	}
+	for model, want := range map[string][3]string{
+		"grok-4.6": {"4", "12", "1"}, "grok-4.5": {"4", "12", "0.6"}, "grok-4.3": {"2.5", "5", "0.4"},
+		"grok-4.20-0309-reasoning": {"2.5", "5", "0.4"}, "grok-4.20-multi-agent-0309": {"2.5", "5", "0.4"},
+		"grok-build-0.1": {"2", "4", "0.4"},
+	} {
 		e, _ := Builtin().Lookup(model)
-		if r, tier := e.EffectiveRates(200_001); !tier || r.Input != mtok(t, want[0]) || r.Output != mtok(t, want[1]) {
-			t.Errorf("%s above 200k: %+v", model, r)
+		if _, tier := e.EffectiveRates(199_999); tier {
+			t.Errorf("%s below 200k: base rates", model)
+		}
+		r, tier := e.EffectiveRates(200_000) // reaching 200k is enough
+		if !tier || r.Input != mtok(t, want[0]) || r.Output != mtok(t, want[1]) || r.CacheRead != mtok(t, want[2]) {
+			t.Errorf("%s at 200k: %+v, want %v", model, r, want)
 		}
 	}
 	if _, res, _ := Builtin().Resolve("deepseek-v4-flash"); res.Via != "retired" || res.Retired != "2026-09-10" {

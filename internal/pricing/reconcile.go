@@ -2,6 +2,7 @@ package pricing
 
 import (
 	"sort"
+	"strings"
 	"time"
 )
 
@@ -48,7 +49,7 @@ func Reconcile(sources []SourceEntries, current *Catalogue, at time.Time, tolPPM
 	for _, src := range sources[1:] {
 		for _, other := range src.Entries {
 			prim, res, ok := merged.Resolve(other.Model)
-			if !ok || res.Via == "undated" {
+			if !ok || res.Via == "undated" || otherRelease(other.Model, prim.Model) {
 				if _, taken := byModel[other.Model]; !taken {
 					byModel[other.Model] = other
 				}
@@ -88,32 +89,39 @@ func Reconcile(sources []SourceEntries, current *Catalogue, at time.Time, tolPPM
 	return out, dis
 }
 
+// otherRelease reports that name is a dated release the primary source
+// does not price, found only through its undated name (gpt-3.5-turbo-0613
+// against gpt-3.5-turbo): a model of its own with its own price, not the
+// same model priced differently.
+func otherRelease(name, found string) bool {
+	norm := normalizeKeepDate(strings.ToLower(strings.TrimSpace(name)))
+	return norm != found && stripDate(norm) == found
+}
+
 // compareEntries compares the applied rates of two entries at time at, for
-// a small prompt and, when either has a tier, one just above the higher
-// threshold.
+// a small prompt and just above each long-context threshold either has, so
+// tiers at different thresholds (128k against 200k, or xAI's "from 200,000"
+// against "above 200,000") disagree where they bill differently. A field
+// is listed once, at the lowest prompt size where it differs.
 func compareEntries(a, b Entry, an, bn string, at time.Time, tolPPM int64) []Disagreement {
 	a, _ = a.At(at)
 	b, _ = b.At(at)
-	sizes := []struct {
-		prefix string
-		tokens int64
-	}{{"", 1}}
-	var threshold int64
+	sizes := []int64{1}
 	for _, t := range []*Tier{a.LongContext, b.LongContext} {
 		if t != nil {
-			threshold = max(threshold, t.ThresholdTokens)
+			sizes = append(sizes, t.ThresholdTokens+1)
 		}
 	}
-	if threshold > 0 {
-		sizes = append(sizes, struct {
-			prefix string
-			tokens int64
-		}{"long_context.", threshold + 1})
-	}
+	sort.Slice(sizes, func(i, j int) bool { return sizes[i] < sizes[j] })
 	var out []Disagreement
-	for _, s := range sizes {
-		ra, _ := a.EffectiveRates(s.tokens)
-		rb, _ := b.EffectiveRates(s.tokens)
+	listed := map[string]bool{}
+	for _, tokens := range sizes {
+		prefix := ""
+		if tokens > 1 {
+			prefix = "long_context."
+		}
+		ra, _ := a.EffectiveRates(tokens)
+		rb, _ := b.EffectiveRates(tokens)
 		fields := []struct {
 			name   string
 			va, vb int64
@@ -122,10 +130,13 @@ func compareEntries(a, b Entry, an, bn string, at time.Time, tolPPM int64) []Dis
 			{"cache_read", ra.CacheRead, rb.CacheRead}, {"cache_write", ra.CacheWrite, rb.CacheWrite},
 		}
 		for _, f := range fields {
-			if !withinTolerance(f.va, f.vb, tolPPM) {
-				out = append(out, Disagreement{Model: a.Model, Field: s.prefix + f.name,
-					Values: map[string]int64{an: f.va, bn: f.vb}})
+			name := prefix + f.name
+			if listed[name] || withinTolerance(f.va, f.vb, tolPPM) {
+				continue
 			}
+			listed[name] = true
+			out = append(out, Disagreement{Model: a.Model, Field: name,
+				Values: map[string]int64{an: f.va, bn: f.vb}})
 		}
 	}
 	return out

@@ -134,3 +134,12 @@ func TestCheckURL(t *testing.T) {
 		t.Errorf("private allowed: %s", msg)
 	}
 }
+
+// The known answer of the security checklist (§3, test 1), checked there
+// with openssl: X-Service-Signature for this secret, timestamp and body.
+func TestSignKnownAnswer(t *testing.T) {
+	got := Sign("test_secret_0123456789abcdef", 1700000000, []byte(`{"event":"budget.exceeded","project_id":"p_123"}`))
+	if want := "851b254ad7cb0071810459633171a03e51605a88f14a2a4de5a94f6eb208b794"; got != want {
+		t.Fatalf("signature %s, want %s", got, want)
+	}
+}

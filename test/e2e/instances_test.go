@@ -12,8 +12,9 @@ import (
 
 // Two processes on one database behind a (round-robin) load balancer: the
 // rate limit, counted in PostgreSQL, holds for the deployment: the 101st
-// request in a minute across both is 429, and an event sent to both is
-// stored once.
+// request in a minute across both is 429, and so is the 4th password-reset
+// request for one address in an hour; an event sent to both is stored
+// once.
 func TestTwoInstancesShareTheRateLimitAndDeduplicate(t *testing.T) {
 	twoInstances(t, map[string]string{"LLMCOST_DATABASE_URL": pgtest.NewDatabase(t), "LLMCOST_RATE_LIMIT": "100"})
 }
@@ -54,6 +55,16 @@ func twoInstances(t *testing.T, env map[string]string) {
 		r := s.call(t, "POST", "/v1/events/batch", key, batch)
 		if r.Status != http.StatusTooManyRequests || r.Header.Get("Retry-After") == "" {
 			t.Fatalf("the 101st request via %s: %d %s", s.URL, r.Status, r.Raw)
+		}
+	}
+	for i := range 4 {
+		s, want := []*service{a, b}[i%2], http.StatusNoContent
+		if i == 3 {
+			want = http.StatusTooManyRequests
+		}
+		r := s.call(t, "POST", "/v1/auth/password/reset-request", "", map[string]string{"email": "Shared@Example.com"})
+		if r.Status != want {
+			t.Fatalf("reset request %d via %s: %d %s, want %d (3 per address per hour across both)", i+1, s.URL, r.Status, r.Raw, want)
 		}
 	}
 }
