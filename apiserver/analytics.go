@@ -127,20 +127,36 @@ func (s *Server) analyticsTimeseries(r *http.Request) ([]SeriesPoint, error) {
 }
 
 // analyticsFull is GET /v1/analytics/full: overview, agents, models and
-// time series of one window, read in one snapshot.
+// time series of one window, read in one snapshot. Over all agents the
+// four parts come from one pass over the window at the time series' grain
+// (the agent and model keys summed from the same rows); narrowed to one
+// agent, whose model rows are daily only, they are three window reads.
 func (s *Server) analyticsFull(r *http.Request) (FullAnalytics, error) {
 	rp, err := s.parseReport(r, analytics.AllRanges)
 	if err != nil {
 		return FullAnalytics{}, err
 	}
-	res, err := s.DB.ReadWindows(r.Context(), rp.byKey("agent", 0), rp.byKey("model", rp.limit), rp.series())
-	if err != nil {
-		return FullAnalytics{}, err
+	var agents []analytics.Keyed
+	var models postgres.WindowResult
+	var points []analytics.Point
+	if rp.agent == "" {
+		series := rp.series()
+		res, err := s.DB.ReadFull(r.Context(), postgres.FullQuery{ProjectID: rp.project, Segments: series.Segments,
+			BucketWidth: series.BucketWidth, Limit: rp.limit})
+		if err != nil {
+			return FullAnalytics{}, err
+		}
+		agents, models, points = res.Agents, res.Models, res.Points
+	} else {
+		res, err := s.DB.ReadWindows(r.Context(), rp.byKey("agent", 0), rp.byKey("model", rp.limit), rp.series())
+		if err != nil {
+			return FullAnalytics{}, err
+		}
+		agents, models, points = res[0].Keys, res[1], res[2].Points
 	}
-	agents := res[0].Keys
 	return FullAnalytics{Overview: overviewOf(analytics.Total(agents), rp.window),
-		Agents: agentRows(agents[:min(len(agents), rp.limit)]), Models: modelRows(res[1].Keys, res[1].AllCostNano),
-		Timeseries: rp.filled(res[2].Points)}, nil
+		Agents: agentRows(agents[:min(len(agents), rp.limit)]), Models: modelRows(models.Keys, models.AllCostNano),
+		Timeseries: rp.filled(points)}, nil
 }
 
 // analyticsBy is GET /v1/analytics/by/{dimension}; an unknown dimension is

@@ -108,6 +108,10 @@ var knownReports = []struct{ path, want string }{
 	// 7d takes t-old in: plan is 3 calls in 2 runs; its calls carry no latency.
 	{"/v1/analytics/workflows/steps?range=7d&workflow=research&limit=1", `[` +
 		`{"workflow":"research","step_name":"plan","calls":3,"runs":2,"calls_per_run":1.5,"cost_per_run":0.0105,"total_cost":0.021,"avg_latency_ms":500,"success_rate":100}]`},
+	// Over all agents and workflows, whole days come from run_tool_all_day.
+	{"/v1/analytics/workflows/tools?range=30d", `[` +
+		`{"tool_name":"http","calls":4,"runs":1,"total_cost":0.0008,"total_tokens":360,"avg_latency_ms":100},` +
+		`{"tool_name":"web","calls":2,"runs":1,"total_cost":0.0006,"total_tokens":120,"avg_latency_ms":250}]`},
 	{"/v1/analytics/workflows/tools?range=24h", `[` +
 		`{"tool_name":"http","calls":4,"runs":1,"total_cost":0.0008,"total_tokens":360,"avg_latency_ms":100},` +
 		`{"tool_name":"web","calls":2,"runs":1,"total_cost":0.0006,"total_tokens":120,"avg_latency_ms":250}]`},

@@ -48,7 +48,8 @@ func windowSQL(report, dim string, filtered bool) string {
 			rollupAgent = "agent_name = '' AND key = $3"
 		}
 	}
-	r := strings.NewReplacer("{{ROLLUP_AGENT}}", rollupAgent, "{{RAW_KEY}}", rawKeys[dim],
+	r := strings.NewReplacer("{{PRE}}", "", "{{DAY_KEYS}}", "true", "{{ROLLUP_DIM}}", "dim = $2", "{{ROLLUP_AGENT}}", rollupAgent,
+		"{{RAW_DIM}}", "$2::text", "{{RAW_KEY}}", rawKeys[dim], "{{RAW_FROM}}", "events e",
 		"{{RAW_AGENT}}", rawAgent, "{{SUMS}}", sumList)
 	return r.Replace(mustQuery("window.sql") + mustQuery(report))
 }
@@ -70,7 +71,9 @@ type WindowQuery struct {
 // WindowResult is what one WindowQuery read.
 type WindowResult struct {
 	// Keys are sorted by cost descending then key; AllCostNano is the cost
-	// of every key, the limit notwithstanding.
+	// of every key, the limit notwithstanding (0 for a limited read by
+	// session over all agents, which does not visit every key: no report
+	// shares sessions).
 	Keys        []analytics.Keyed
 	AllCostNano int64
 	// Points are the non-empty buckets, unordered.
@@ -89,6 +92,25 @@ func (db *DB) ReadWindows(ctx context.Context, qs ...WindowQuery) ([]WindowResul
 		}
 	}
 	out := make([]WindowResult, len(qs))
+	err := db.readSnapshot(ctx, func(tx pgx.Tx, watermark int64) error {
+		for i, wq := range qs {
+			res, err := readWindow(ctx, tx, wq, watermark)
+			if err != nil {
+				return err
+			}
+			out[i] = res
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// readSnapshot runs read in one REPEATABLE READ read-only transaction with
+// the watermark of its snapshot.
+func (db *DB) readSnapshot(ctx context.Context, read func(tx pgx.Tx, watermark int64) error) error {
 	err := pgx.BeginTxFunc(ctx, db.Pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly},
 		func(tx pgx.Tx) error {
 			// The planner must see the watermark to pick the BRIN index on
@@ -98,19 +120,9 @@ func (db *DB) ReadWindows(ctx context.Context, qs ...WindowQuery) ([]WindowResul
 				FROM rollup_state`).Scan(nil, &watermark); err != nil {
 				return err
 			}
-			for i, wq := range qs {
-				res, err := readWindow(ctx, tx, wq, watermark)
-				if err != nil {
-					return err
-				}
-				out[i] = res
-			}
-			return nil
+			return read(tx, watermark)
 		})
-	if err != nil {
-		return nil, translate(err, "analytics")
-	}
-	return out, nil
+	return translate(err, "analytics")
 }
 
 // rowsQuerier is a pool or a transaction.
@@ -142,12 +154,21 @@ func segmentsFor(q WindowQuery) analytics.Segments {
 	return s
 }
 
-func readWindow(ctx context.Context, tx rowsQuerier, q WindowQuery, watermark int64) (WindowResult, error) {
-	s := segmentsFor(q)
+// windowArgs are the parameters $1..$20 of window.sql; dims is $2 (a
+// dimension name, or an array of them for a read of several).
+func windowArgs(projectID string, dims any, agent string, s analytics.Segments, watermark int64) []any {
 	rolled := s.Rolled()
-	args := []any{q.ProjectID, q.Dim, q.AgentName, s.HourHead.Start, s.HourHead.End, s.HourTail.Start,
+	return []any{projectID, dims, agent, s.HourHead.Start, s.HourHead.End, s.HourTail.Start,
 		s.HourTail.End, s.Days.Start, s.Days.End, s.RawHead.Start, s.RawHead.End, s.RawTail.Start, s.RawTail.End,
 		s.DaysTail.Start, s.DaysTail.End, s.Weeks.Start, s.Weeks.End, watermark, rolled.Start, rolled.End}
+}
+
+func readWindow(ctx context.Context, tx rowsQuerier, q WindowQuery, watermark int64) (WindowResult, error) {
+	s := segmentsFor(q)
+	args := windowArgs(q.ProjectID, q.Dim, q.AgentName, s, watermark)
+	if useSessionTop(q, s) {
+		return readSessionTop(ctx, tx, args, q.Limit)
+	}
 	var res WindowResult
 	if q.BucketWidth > 0 {
 		rows, err := tx.Query(ctx, windowSQL("by_bucket.sql", q.Dim, q.AgentName != ""),

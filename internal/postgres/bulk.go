@@ -125,15 +125,22 @@ func RecreateDatabase(ctx context.Context, url, name string) error {
 	return err
 }
 
-// RollupDigest is a digest of a project's rollup rows without the project
-// id, so two projects holding the same calls have the same digest however
-// their rollups were filled (by ingest, or by RebuildRollups after COPY).
+// RollupDigest is a digest of a project's rollup rows (hourly, daily, the
+// session totals and span) without the project id, so two projects holding
+// the same calls have the same digest however their rollups were filled
+// (by ingest, or by RebuildRollups after COPY).
 func (db *DB) RollupDigest(ctx context.Context, projectID string) (digest string, rows int64, err error) {
 	err = db.Pool.QueryRow(ctx, `SELECT md5(coalesce(string_agg(r, '|' ORDER BY r), '')), count(*) FROM (
 		SELECT concat_ws(',', 'h', bucket, dim, key, agent_name, `+strings.Join(rollupSums, ", ")+`) AS r
 		FROM rollup_hour WHERE project_id = $1
 		UNION ALL
 		SELECT concat_ws(',', 'd', bucket, dim, key, agent_name, `+strings.Join(rollupSums, ", ")+`)
-		FROM rollup_day WHERE project_id = $1) x`, projectID).Scan(&digest, &rows)
+		FROM rollup_day WHERE project_id = $1
+		UNION ALL
+		SELECT concat_ws(',', 's', first_hour, last_hour, session_id, `+strings.Join(rollupSums, ", ")+`)
+		FROM rollup_session WHERE project_id = $1
+		UNION ALL
+		SELECT concat_ws(',', 'span', max_span) FROM rollup_session_span WHERE project_id = $1) x`,
+		projectID).Scan(&digest, &rows)
 	return digest, rows, translate(err, "rollups")
 }

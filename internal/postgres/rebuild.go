@@ -6,8 +6,9 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// RebuildRollups recomputes a project's rollups (hourly, daily, weekly)
-// from its events, with the SQL function the upgrade backfill of migration
+// RebuildRollups recomputes a project's rollups (hourly, daily, weekly,
+// and the session totals of migration 0014 from the hourly rows) from its
+// events, with the SQL function the upgrade backfill of migration
 // 0005 runs; call it after loading events behind the merger's back
 // (CopyEvents, a bulk loader), where recomputing is far cheaper than
 // merging millions of tail events. In one transaction under the merger's
@@ -25,7 +26,10 @@ func (db *DB) RebuildRollups(ctx context.Context, projectID string) error {
 		if _, err := tx.Exec(ctx, "SET LOCAL statement_timeout = 0; SET LOCAL work_mem = '256MB'"); err != nil {
 			return err
 		}
-		_, err = tx.Exec(ctx, `SELECT llmcost_rebuild_rollups($1::uuid, $2)`, projectID, res.Watermark)
+		if _, err := tx.Exec(ctx, `SELECT llmcost_rebuild_rollups($1::uuid, $2)`, projectID, res.Watermark); err != nil {
+			return err
+		}
+		_, err = tx.Exec(ctx, `SELECT llmcost_rebuild_session_rollups($1::uuid)`, projectID)
 		return err
 	})
 	return translate(err, "rollups")

@@ -77,5 +77,31 @@ func rollupUpsert() string {
 ), rh AS (` + grain("rollup_hour", "date_trunc('hour', ts, 'UTC')", "WHERE hourly") + `
 ), rd AS (` + grain("rollup_day", "date_trunc('day', ts, 'UTC')", "") + `
 ), rw AS (` + grain("rollup_week", weekBucket, "WHERE dim = 'user'") + `
+)` + sessionUpsert(sums)
+}
+
+// sessionUpsert returns the CTEs (after a leading comma) that fold src
+// into rollup_session (a session's totals with the hours of its first and
+// last call, migration 0014) and keep rollup_session_span the longest
+// session's span. Delta rows (re-pricing) leave the hours as they are.
+func sessionUpsert(sums []string) string {
+	sets := make([]string, len(rollupSums))
+	for i, c := range rollupSums {
+		sets[i] = fmt.Sprintf("%s = rollup_session.%s + excluded.%s", c, c, c)
+	}
+	return `, rs AS (
+  INSERT INTO rollup_session (project_id, session_id, first_hour, last_hour, ` + strings.Join(rollupSums, ", ") + `)
+  SELECT project_id, session_id, min(date_trunc('hour', ts, 'UTC')), max(date_trunc('hour', ts, 'UTC')), ` +
+		strings.Join(sums, ", ") + `
+  FROM src WHERE session_id IS NOT NULL GROUP BY 1, 2 ORDER BY 1, 2
+  ON CONFLICT (project_id, session_id) DO UPDATE SET
+    first_hour = least(rollup_session.first_hour, excluded.first_hour),
+    last_hour = greatest(rollup_session.last_hour, excluded.last_hour), ` + strings.Join(sets, ", ") + `
+  RETURNING project_id, last_hour - first_hour AS span
+), rspan AS (
+  INSERT INTO rollup_session_span (project_id, max_span)
+  SELECT project_id, max(span) FROM rs GROUP BY 1 ORDER BY 1
+  ON CONFLICT (project_id) DO UPDATE SET max_span = greatest(rollup_session_span.max_span, excluded.max_span)
+  RETURNING 1
 )`
 }

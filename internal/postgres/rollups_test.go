@@ -33,9 +33,18 @@ func randomEvents(rng *rand.Rand, project string, n int, t0 time.Time) []event.E
 			CostNano: rng.Int64N(1_000_000), Priced: rng.IntN(5) > 0, Success: rng.IntN(4) > 0,
 			ReadSavingsNano: rng.Int64N(1000), WritePremiumNano: rng.Int64N(100),
 			Timestamp: t0.Add(time.Duration(rng.Int64N(int64(72 * time.Hour)))), Source: "batch",
-			Billing: pick("api", "subscription", ""), UserID: pick("", "u1", "u2"), SessionID: pick("", "s1"),
+			Billing: pick("api", "subscription", ""), UserID: pick("", "u1", "u2"),
 			Workflow: pick("", "w1", "w2"), ToolName: pick("", "t1")}
 		e.TotalTokens = e.InputTokens + e.OutputTokens
+		// Sessions of about seven hours (some inside a UTC day, some
+		// crossing midnight), one lasting all along, and calls without one.
+		switch rng.IntN(5) {
+		case 0:
+		case 1:
+			e.SessionID = "long"
+		default:
+			e.SessionID = fmt.Sprintf("s%d", e.Timestamp.Sub(t0)/(7*time.Hour))
+		}
 		if rng.IntN(3) > 0 {
 			l := rng.Int64N(3000)
 			e.LatencyMS = &l
@@ -76,8 +85,28 @@ func callSums(e event.Event) (analytics.Sums, string) {
 
 // expectRollups computes the rollup rows from the stored events in Go,
 // independently of the SQL that maintains them.
+//
+// Sessions (rollup_session, migration 0014) are rows of grain "session"
+// whose bucket is "first hour/last hour", and the longest span is the row
+// of grain "span" whose key is its length in seconds.
 func expectRollups(events map[string]event.Event) map[rollupKey]analytics.Sums {
 	out := map[rollupKey]analytics.Sums{}
+	type session struct {
+		first, last time.Time
+		calls       int
+		sums        analytics.Sums
+	}
+	sessions := map[string]session{}
+	defer func() {
+		var span time.Duration
+		for id, ss := range sessions {
+			out[rollupKey{"session", ss.first.Format(time.RFC3339) + "/" + ss.last.Format(time.RFC3339), "session", id, ""}] = ss.sums
+			span = max(span, ss.last.Sub(ss.first))
+		}
+		if len(sessions) > 0 {
+			out[rollupKey{Grain: "span", Key: fmt.Sprint(int64(span.Seconds()))}] = analytics.Sums{}
+		}
+	}()
 	for _, e := range events {
 		s, billing := callSums(e)
 		add := func(dim, key, agent string) {
@@ -96,6 +125,19 @@ func expectRollups(events map[string]event.Event) map[rollupKey]analytics.Sums {
 				v.Add(s)
 				out[k] = v
 			}
+		}
+		if e.SessionID != "" {
+			h := e.Timestamp.Truncate(time.Hour).UTC()
+			ss := sessions[e.SessionID]
+			if ss.calls == 0 || h.Before(ss.first) {
+				ss.first = h
+			}
+			if h.After(ss.last) {
+				ss.last = h
+			}
+			ss.calls++
+			ss.sums.Add(s)
+			sessions[e.SessionID] = ss
 		}
 		add("agent", e.AgentName, "")
 		for dim, key := range map[string]string{"model": e.Model, "billing": billing, "user": e.UserID,
@@ -135,7 +177,42 @@ FROM rollup_`+grain+` WHERE project_id = $1`, project)
 			t.Fatal(rows.Err())
 		}
 	}
+	rows, err := db.Pool.Query(context.Background(), `SELECT session_id, first_hour, last_hour, calls, input_tokens,
+  output_tokens, cached_tokens, cache_write_tokens, total_tokens, cost_nano, subscription_nano, latency_sum,
+  latency_count, success_calls, unpriced_calls, read_savings_nano, write_premium_nano, events_with_cache
+FROM rollup_session WHERE project_id = $1`, project)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		k := rollupKey{Grain: "session", Dim: "session"}
+		var first, last time.Time
+		var s analytics.Sums
+		if err := rows.Scan(append([]any{&k.Key, &first, &last}, sumPointers(&s)...)...); err != nil {
+			t.Fatal(err)
+		}
+		k.Bucket = first.UTC().Format(time.RFC3339) + "/" + last.UTC().Format(time.RFC3339)
+		out[k] = s
+	}
+	if rows.Err() != nil {
+		t.Fatal(rows.Err())
+	}
+	var span *int64
+	if err := db.Pool.QueryRow(context.Background(), `SELECT (SELECT extract(epoch FROM max_span)::bigint
+FROM rollup_session_span WHERE project_id = $1)`, project).Scan(&span); err != nil {
+		t.Fatal(err)
+	}
+	if span != nil {
+		out[rollupKey{Grain: "span", Key: fmt.Sprint(*span)}] = analytics.Sums{}
+	}
 	return out
+}
+
+// sumPointers are scan destinations in rollup column order.
+func sumPointers(s *analytics.Sums) []any {
+	return []any{&s.Calls, &s.InputTokens, &s.OutputTokens, &s.CachedTokens, &s.CacheWriteTokens, &s.TotalTokens,
+		&s.CostNano, &s.SubscriptionNano, &s.LatencySum, &s.LatencyCount, &s.SuccessCalls, &s.UnpricedCalls,
+		&s.ReadSavingsNano, &s.WritePremiumNano, &s.EventsWithCache}
 }
 
 func compareRollups(t *testing.T, when string, got, want map[rollupKey]analytics.Sums) {

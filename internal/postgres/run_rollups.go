@@ -108,6 +108,32 @@ JOIN ` + table + ` x ON x.project_id = k.p AND x.bucket = k.d AND x.workflow = k
 GROUP BY x.project_id, x.bucket, x.workflow, x.name`
 }
 
+// Tool rows over every workflow (run_tool_all_day, migration 0014) are
+// sums of the run_tool_day rows of a (project, agent, day), recomputed
+// after them for each key's agent and for ”. Refreshes of one day that
+// touch different workflows would both recompute the same rows, so they
+// first lock the (project, day) (class 4244, in hash order, after the
+// 4243 locks: every refresh takes its 4243 locks before any 4244 one).
+const toolDayLockSQL = `SELECT count(pg_advisory_xact_lock(4244, h)) FROM (
+  SELECT DISTINCT hashtext(p || '/' || extract(epoch FROM d)::bigint) AS h
+  FROM unnest($1::text[], $2::timestamptz[]) AS u(p, d) ORDER BY 1) s`
+
+// toolAllKeysSQL are the (project, day, agent) rows to recompute: each
+// key's agent and ”.
+const toolAllKeysSQL = `(SELECT DISTINCT u.p, u.d, x.a FROM unnest($1::uuid[], $2::timestamptz[], $3::text[]) AS u(p, d, a)
+  CROSS JOIN LATERAL (VALUES (u.a), ('')) AS x(a))`
+
+const toolAllDelete = `DELETE FROM run_tool_all_day x USING ` + toolAllKeysSQL + ` k
+WHERE x.project_id = k.p AND x.bucket = k.d AND x.agent_name = k.a`
+
+// toolAllInsert sums run_tool_day over workflows for the keys k of {{KEYS}}.
+const toolAllInsert = `INSERT INTO run_tool_all_day (project_id, agent_name, bucket, name, calls, runs, cost_nano, tokens,
+  latency_sum, latency_count, success_calls)
+SELECT x.project_id, x.agent_name, x.bucket, x.name, sum(x.calls), sum(x.runs), sum(x.cost_nano), sum(x.tokens),
+  sum(x.latency_sum), sum(x.latency_count), sum(x.success_calls)
+FROM {{KEYS}} k JOIN run_tool_day x ON x.project_id = k.p AND x.agent_name = k.a AND x.bucket = k.d
+GROUP BY x.project_id, x.agent_name, x.bucket, x.name`
+
 // queueDayRefresh queues the lock and the recomputation of keys' rows.
 func queueDayRefresh(b *pgx.Batch, keys map[dayKey]bool) {
 	if len(keys) == 0 {
@@ -115,17 +141,22 @@ func queueDayRefresh(b *pgx.Batch, keys map[dayKey]bool) {
 	}
 	p, d, w, a := dayKeyArrays(keys)
 	b.Queue(dayLockSQL, p, d, w)
+	b.Queue(toolDayLockSQL, p, d)
 	for _, s := range append(append([]string{}, dayDeletes...), dayInserts...) {
 		b.Queue(strings.ReplaceAll(s, "{{KEYS}}", dayKeysSQL), p, d, w, a)
 	}
+	b.Queue(toolAllDelete, p, d, a)
+	b.Queue(strings.ReplaceAll(toolAllInsert, "{{KEYS}}", toolAllKeysSQL), p, d, a)
 }
 
 // queueDayRebuild queues the recomputation of every rollup row of a project.
 func queueDayRebuild(b *pgx.Batch, projectID string) {
-	for _, t := range []string{"run_day", "run_step_day", "run_tool_day"} {
+	for _, t := range []string{"run_day", "run_step_day", "run_tool_day", "run_tool_all_day"} {
 		b.Queue(`DELETE FROM `+t+` WHERE project_id = $1`, projectID)
 	}
 	for _, s := range dayInserts {
 		b.Queue(strings.ReplaceAll(s, "{{KEYS}}", rebuildKeysSQL), projectID)
 	}
+	b.Queue(strings.ReplaceAll(toolAllInsert, "{{KEYS}}",
+		`(SELECT DISTINCT project_id AS p, bucket AS d, agent_name AS a FROM run_tool_day WHERE project_id = $1)`), projectID)
 }

@@ -139,8 +139,12 @@ func (db *DB) StepRows(ctx context.Context, q RunQuery) ([]GroupSums, error) {
 	return db.groupRows(ctx, q, "run_step_day", "run_steps", "step_name", true)
 }
 
-// ToolRows reads the tool rows.
+// ToolRows reads the tool rows: without a workflow filter, whole days come
+// from the rows over every workflow (run_tool_all_day), one per tool and day.
 func (db *DB) ToolRows(ctx context.Context, q RunQuery) ([]GroupSums, error) {
+	if !q.HasWorkflow {
+		return db.groupRows(ctx, q, "run_tool_all_day", "run_tools", "tool_name", false)
+	}
 	return db.groupRows(ctx, q, "run_tool_day", "run_tools", "tool_name", false)
 }
 
@@ -155,8 +159,12 @@ func (db *DB) groupRows(ctx context.Context, q RunQuery, rollup, table, name str
 	if byWorkflow {
 		wf, group, order = "NULLIF(workflow, '')", "workflow, name", `workflow COLLATE "C", name COLLATE "C"`
 	}
+	rollupWF := "x.workflow"
+	if rollup == "run_tool_all_day" {
+		rollupWF = "''::text" // rows over every workflow
+	}
 	sql, args := q.rollupSQL(`WITH src AS (
-  SELECT x.workflow, x.name, x.calls, x.runs, x.cost_nano, x.tokens, x.latency_sum, x.latency_count, x.success_calls
+  SELECT ` + rollupWF + `, x.name, x.calls, x.runs, x.cost_nano, x.tokens, x.latency_sum, x.latency_count, x.success_calls
   FROM ` + rollup + ` x WHERE {{DAYS}}
   UNION ALL
   SELECT coalesce(r.workflow, ''), s.` + name + `, s.calls, 1, s.cost_nano, s.tokens, s.latency_sum, s.latency_count,

@@ -23,7 +23,7 @@ func readRunTables(t *testing.T, db *postgres.DB, project string) map[string][]s
 	for table, order := range map[string]string{"runs": "trace_id", "run_steps": "trace_id, step_name",
 		"run_tools": "trace_id, tool_name", "run_repeats": "trace_id, seq",
 		"run_day": "agent_name, bucket, workflow", "run_step_day": "agent_name, bucket, workflow, name",
-		"run_tool_day": "agent_name, bucket, workflow, name"} {
+		"run_tool_day": "agent_name, bucket, workflow, name", "run_tool_all_day": "agent_name, bucket, name"} {
 		rows, err := db.Pool.Query(context.Background(),
 			fmt.Sprintf(`SELECT x::text FROM %s x WHERE project_id = $1 ORDER BY %s`, table, order), project)
 		if err != nil {
@@ -98,7 +98,8 @@ func TestRunsEqualARebuild(t *testing.T) {
 		t.Fatalf("no run with an outcome in the rollups (%v)", err)
 	}
 	maintained := readRunTables(t, db, p)
-	if len(maintained["runs"]) < 20 || len(maintained["run_repeats"]) == 0 || len(maintained["run_steps"]) == 0 {
+	if len(maintained["runs"]) < 20 || len(maintained["run_repeats"]) == 0 || len(maintained["run_steps"]) == 0 ||
+		len(maintained["run_tool_all_day"]) == 0 {
 		t.Fatalf("the random runs are too thin to test anything: %d runs, %d repeats",
 			len(maintained["runs"]), len(maintained["run_repeats"]))
 	}
@@ -111,7 +112,7 @@ func TestRunsEqualARebuild(t *testing.T) {
 	// The upgrade path: emptied run tables and the backfill mark of
 	// migration 0010 are filled once by BackfillRuns.
 	if _, err := db.Pool.Exec(ctx, `DELETE FROM runs; DELETE FROM run_day; DELETE FROM run_step_day;
-DELETE FROM run_tool_day; INSERT INTO pending_backfills (name) VALUES ('runs')`); err != nil {
+DELETE FROM run_tool_day; DELETE FROM run_tool_all_day; INSERT INTO pending_backfills (name) VALUES ('runs')`); err != nil {
 		t.Fatal(err)
 	}
 	if n, err := db.BackfillRuns(ctx); err != nil || n == 0 {

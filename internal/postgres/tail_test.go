@@ -82,6 +82,8 @@ func checkReports(t *testing.T, db *postgres.DB, p string, events map[string]eve
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("%s: 7d hourly series:\n got %+v\nwant %+v", when, got, want)
 	}
+	checkFull(t, db, p, events, now, when)
+	checkSessionTop(t, db, p, events, now, when)
 }
 
 // TestReportsExactWhateverTheMerger reads every report, compared with Go

@@ -6,46 +6,50 @@
 -- with this CTE and groups src. Parameters: $1 project, $2 dim, $3 agent
 -- filter ('' = all), $4..$7 the two hourly spans, $8..$9 and $14..$15 the
 -- two daily spans, $16..$17 the weekly span, $10..$13 the two raw spans.
--- {{ROLLUP_AGENT}}, {{RAW_KEY}} and {{RAW_AGENT}} are filled per dimension
--- and filter (postgres/analytics.go).
-WITH src AS (
-  SELECT key, bucket AS t, calls, input_tokens, output_tokens, cached_tokens, cache_write_tokens, total_tokens,
+-- The placeholders in double braces (ROLLUP_DIM, ROLLUP_AGENT, RAW_DIM,
+-- RAW_KEY, RAW_FROM, RAW_AGENT) are filled per dimension and filter
+-- (postgres/analytics.go): one read of several dimensions ($2 an array,
+-- /full) expands each raw event into one row per dimension. PRE (CTEs
+-- before src) and DAY_KEYS (which keys' daily rows) serve the session
+-- read (session_top.sql).
+WITH {{PRE}}src AS (
+  SELECT dim, key, bucket AS t, calls, input_tokens, output_tokens, cached_tokens, cache_write_tokens, total_tokens,
     cost_nano, subscription_nano, latency_sum, latency_count, success_calls, unpriced_calls,
     read_savings_nano, write_premium_nano, events_with_cache
   FROM rollup_hour
-  WHERE project_id = $1 AND dim = $2 AND {{ROLLUP_AGENT}}
+  WHERE project_id = $1 AND {{ROLLUP_DIM}} AND {{ROLLUP_AGENT}}
     AND ((bucket >= $4 AND bucket < $5) OR (bucket >= $6 AND bucket < $7))
   UNION ALL
-  SELECT key, bucket, calls, input_tokens, output_tokens, cached_tokens, cache_write_tokens, total_tokens,
+  SELECT dim, key, bucket, calls, input_tokens, output_tokens, cached_tokens, cache_write_tokens, total_tokens,
     cost_nano, subscription_nano, latency_sum, latency_count, success_calls, unpriced_calls,
     read_savings_nano, write_premium_nano, events_with_cache
   FROM rollup_day
-  WHERE project_id = $1 AND dim = $2 AND {{ROLLUP_AGENT}}
+  WHERE project_id = $1 AND {{ROLLUP_DIM}} AND {{ROLLUP_AGENT}} AND {{DAY_KEYS}}
     AND ((bucket >= $8 AND bucket < $9) OR (bucket >= $14 AND bucket < $15))
   UNION ALL
-  SELECT key, bucket, calls, input_tokens, output_tokens, cached_tokens, cache_write_tokens, total_tokens,
+  SELECT dim, key, bucket, calls, input_tokens, output_tokens, cached_tokens, cache_write_tokens, total_tokens,
     cost_nano, subscription_nano, latency_sum, latency_count, success_calls, unpriced_calls,
     read_savings_nano, write_premium_nano, events_with_cache
   FROM rollup_week
-  WHERE project_id = $1 AND dim = $2 AND {{ROLLUP_AGENT}} AND bucket >= $16 AND bucket < $17
+  WHERE project_id = $1 AND {{ROLLUP_DIM}} AND {{ROLLUP_AGENT}} AND bucket >= $16 AND bucket < $17
   UNION ALL
-  SELECT {{RAW_KEY}}, e.ts, 1, e.input_tokens, e.output_tokens, e.cached_tokens,
+  SELECT {{RAW_DIM}}, {{RAW_KEY}}, e.ts, 1, e.input_tokens, e.output_tokens, e.cached_tokens,
     e.cache_write_tokens + e.cache_write_1h_tokens, e.total_tokens, e.cost_nano,
     CASE WHEN e.billing = 'subscription' THEN e.cost_nano ELSE 0 END, coalesce(e.latency_ms, 0),
     (e.latency_ms IS NOT NULL)::int, e.success::int, (NOT e.priced)::int,
     e.read_savings_nano, e.write_premium_nano,
     (e.cached_tokens + e.cache_write_tokens + e.cache_write_1h_tokens > 0)::int
-  FROM events e
+  FROM {{RAW_FROM}}
   WHERE e.project_id = $1 AND {{RAW_AGENT}} AND {{RAW_KEY}} IS NOT NULL
     AND ((e.ts >= $10 AND e.ts < $11) OR (e.ts >= $12 AND e.ts < $13))
   UNION ALL
-  SELECT {{RAW_KEY}}, e.ts, 1, e.input_tokens, e.output_tokens, e.cached_tokens,
+  SELECT {{RAW_DIM}}, {{RAW_KEY}}, e.ts, 1, e.input_tokens, e.output_tokens, e.cached_tokens,
     e.cache_write_tokens + e.cache_write_1h_tokens, e.total_tokens, e.cost_nano,
     CASE WHEN e.billing = 'subscription' THEN e.cost_nano ELSE 0 END, coalesce(e.latency_ms, 0),
     (e.latency_ms IS NOT NULL)::int, e.success::int, (NOT e.priced)::int,
     e.read_savings_nano, e.write_premium_nano,
     (e.cached_tokens + e.cache_write_tokens + e.cache_write_1h_tokens > 0)::int
-  FROM events e
+  FROM {{RAW_FROM}}
   WHERE e.project_id = $1 AND {{RAW_AGENT}} AND {{RAW_KEY}} IS NOT NULL
     AND e.tx >= $18 AND e.ts >= $19 AND e.ts < $20
 )
