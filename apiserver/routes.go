@@ -104,3 +104,31 @@ func (s *Server) originRoutes() []route {
 		get("/v1/metrics", projectParam(access.ViewAnalytics), s.metrics),
 	}
 }
+
+// dashboardRoutes are the web dashboard (docs/dashboard.md): pages are
+// GET, forms are POST with the CSRF check of the form guard. Pages read
+// and forms write through the routes above, in process; none has a query
+// of its own. The mirror does not serve them.
+func (s *Server) dashboardRoutes() []route {
+	return []route{
+		get("/", browserPage, s.page("overview", "Overview", s.overviewPage)),
+		get("/login", browserPage, s.loginPage),
+		post("/login", browserForm, s.loginForm),
+		get("/register", browserPage, s.registerPage),
+		post("/register", browserForm, s.registerForm),
+		post("/logout", browserForm, s.logoutForm),
+		get("/agents", browserPage, s.page("agents", "Agents", s.agentsPage)),
+		get("/workflows", browserPage, s.page("workflows", "Workflows", s.workflowsPage)),
+		get("/traces", browserPage, s.page("traces", "Traces", s.tracesPage)),
+		get("/traces/{trace_id}", browserPage, s.page("traces", "Trace", s.tracePage)),
+		get("/guardrails", browserPage, s.page("guardrails", "Guardrails", s.guardrailsPage)),
+		get("/models", browserPage, s.page("models", "Models and cache", s.modelsPage)),
+		get("/settings", browserPage, s.page("settings", "Settings", s.settingsPage)),
+		post("/settings/key/rotate", browserForm, s.page("settings", "New API key", s.rotateForm)),
+		post("/settings/members", browserForm, s.settingsForm(s.inviteForm)),
+		post("/settings/webhook", browserForm, s.settingsForm(s.webhookForm)),
+		post("/settings/webhook/test", browserForm, s.settingsForm(s.webhookTestForm)),
+		post("/settings/budget", browserForm, s.settingsForm(s.budgetForm)),
+		get("/static/{file}", public, serveStatic),
+	}
+}
