@@ -157,6 +157,10 @@ func TestDashboardForms(t *testing.T) {
 			t.Errorf("cookie %s carries the API key", name)
 		}
 	}
+	b.must(b.get("/?project="+proj), 200, `id="empty-state"`, "curl", `id="cost-per-call">—<`)
+	for _, p := range []string{"/agents", "/workflows", "/traces", "/guardrails", "/models"} {
+		b.must(b.get(p+"?project="+proj), 200)
+	}
 	if strings.Contains(b.must(b.get("/settings?project="+proj), 200).Body, key) {
 		t.Error("the settings page shows the API key again")
 	}

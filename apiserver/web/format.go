@@ -1,6 +1,7 @@
 package web
 
 import (
+	"encoding/json"
 	"fmt"
 	"html/template"
 	"math"
@@ -39,6 +40,11 @@ func number(v any) (float64, bool) {
 	switch x := v.(type) {
 	case nil:
 		return 0, false
+	case *json.Number: // before Stringer: a nil one would panic there
+		if x == nil {
+			return 0, false
+		}
+		return number(*x)
 	case fmt.Stringer:
 		f, err := strconv.ParseFloat(x.String(), 64)
 		return f, err == nil
@@ -55,6 +61,11 @@ func number(v any) (float64, bool) {
 			return 0, false
 		}
 		return *x, true
+	case *int64:
+		if x == nil {
+			return 0, false
+		}
+		return float64(*x), true
 	case float64:
 		return x, true
 	case int64:
