@@ -47,6 +47,7 @@ test: build ## run every test, the PostgreSQL-backed and end-to-end ones include
 	@scripts/ensure-postgres --tests
 	@scripts/ensure-redis
 	@scripts/ensure-promtool
+	@scripts/ensure-chromium
 	$(GO) vet ./...
 	$(GO) test -count=1 -timeout 15m ./...
 	@$(MAKE) --no-print-directory fuzz FUZZLONG=$(FUZZTIME)

@@ -60,14 +60,14 @@ func (s *Server) overviewPage(d *dash) (string, any, error) {
 	data.Curl = s.curl(d.r, d.pg.ProjectID, "")
 	pts := make([]svgchart.Point, len(full.Timeseries))
 	for i, p := range full.Timeseries {
-		pts[i] = svgchart.Point{Label: web.Day(p.Timestamp), Value: floatOf(p.Cost), Title: web.USD(p.Cost)}
+		pts[i] = svgchart.Point{Label: web.Tick(p.Timestamp, d.pg.Range), Value: floatOf(p.Cost), Title: web.USD(p.Cost)}
 	}
 	data.Chart = svgchart.Line("Spend over time", pts, func(f float64) string { return web.USD(f) }, svgchart.Size{W: 640, H: 220})
 	bars := make([]svgchart.Point, 0, len(full.Agents))
 	for _, a := range full.Agents {
 		bars = append(bars, svgchart.Point{Label: a.AgentName, Value: floatOf(a.TotalCost), Title: web.USD(a.TotalCost)})
 	}
-	data.AgentsChart = svgchart.Bars("Top agents by spend", bars, svgchart.Size{W: 640, H: float64(max(len(bars), 1)) * 26})
+	data.AgentsChart = svgchart.Bars("Top agents by spend", bars, svgchart.Size{W: 1100, H: float64(max(len(bars), 1)) * 26})
 	if b := data.Budget; b.UtilizationPercent != nil {
 		th := make([]float64, len(b.Thresholds))
 		for i, t := range b.Thresholds {
@@ -138,7 +138,7 @@ func histogram(dist Distribution) string {
 	for i, h := range dist.Histogram {
 		bs[i] = svgchart.Bucket{Label: web.USD(h.Lower) + "–" + web.USD(h.Upper), Count: h.Count, Tail: h.IsTail}
 	}
-	return svgchart.Histogram("Cost per run of "+dist.Workflow, bs, svgchart.Size{W: 640, H: 200})
+	return svgchart.Histogram("Cost per run of "+dist.Workflow, bs, svgchart.Size{W: 1100, H: 220})
 }
 
 type tracesData struct{ Traces []TraceRow }
@@ -268,6 +268,6 @@ func (s *Server) modelsPage(d *dash) (string, any, error) {
 	for _, m := range data.Models {
 		bars = append(bars, svgchart.Point{Label: m.Model, Value: floatOf(m.TotalCost), Title: web.USD(m.TotalCost)})
 	}
-	data.Chart = svgchart.Bars("Spend by model", bars, svgchart.Size{W: 640, H: float64(max(len(bars), 1)) * 26})
+	data.Chart = svgchart.Bars("Spend by model", bars, svgchart.Size{W: 1100, H: float64(max(len(bars), 1)) * 26})
 	return "models", data, nil
 }

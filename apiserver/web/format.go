@@ -208,3 +208,16 @@ func DerefInt(n *int) int {
 	}
 	return *n
 }
+
+// Tick labels a time bucket on a chart axis: the hour on a 24h range, the
+// day on longer ones.
+func Tick(ts, rng string) string {
+	t, err := time.Parse(time.RFC3339Nano, ts)
+	if err != nil {
+		return ts
+	}
+	if rng == "24h" || rng == "1h" {
+		return t.UTC().Format("15:04")
+	}
+	return t.UTC().Format("Jan 2")
+}

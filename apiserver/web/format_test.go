@@ -40,6 +40,8 @@ func TestFormat(t *testing.T) {
 		{"when", When("2026-11-22T18:05:09.5Z"), "2026-11-22 18:05 UTC"},
 		{"day", Day("2026-11-22T00:00:00Z"), "Nov 22"},
 		{"hour", Day("2026-11-22T13:00:00Z"), "13:00"},
+		{"tick of a day", Tick("2026-11-22T13:00:00Z", "24h"), "13:00"},
+		{"tick of a week", Tick("2026-11-22T13:00:00Z", "7d"), "Nov 22"},
 	}
 	for _, tt := range tests {
 		if tt.got != tt.want {

@@ -49,6 +49,9 @@ func Line(title string, pts []Point, yLabel func(float64) string, sz Size) strin
 	fmt.Fprintf(&b, `<polygon class="area" points="%s,%s %s %s,%s"/>`, num(x(0)), num(pad+plotH), pl, num(x(len(pts)-1)), num(pad+plotH))
 	fmt.Fprintf(&b, `<polyline class="stroke" points="%s"/>`, pl)
 	for i, p := range pts {
+		if len(pts) > maxDots { // a dot per hour of a week is noise
+			break
+		}
 		fmt.Fprintf(&b, `<circle cx="%s" cy="%s" r="2" class="dot"><title>%s</title></circle>`, num(x(i)), num(y(p.Value)), esc(p.Label+": "+p.Title))
 	}
 	for _, i := range ticks(len(pts)) {
@@ -58,6 +61,9 @@ func Line(title string, pts []Point, yLabel func(float64) string, sz Size) strin
 	b.WriteString("</svg>")
 	return b.String()
 }
+
+// maxDots is the most points a line marks with a dot (and its tooltip).
+const maxDots = 60
 
 // ticks are the indexes labelled on an x axis of n points: first, middle
 // and last (fewer when they coincide).
