@@ -76,3 +76,8 @@ tidy: ## go mod tidy
 .PHONY: bench-analytics
 bench-analytics: build ## seed (or reuse) 10 M events, time every analytics report over HTTP, ingest vs COPY
 	$(GO) test -count=1 -run '^$$' -bench BenchmarkAnalytics -benchtime 1x -timeout 180m ./test/bench/
+
+.PHONY: bench-pages
+bench-pages: build ## seed (or reuse) the bench-analytics dataset and time every dashboard page (target: 300 ms each at 10 M events)
+	@scripts/ensure-postgres --tests
+	$(GO) test -count=1 -run '^$$' -bench BenchmarkDashboardPages -benchtime 1x -timeout 180m ./test/bench/

@@ -46,13 +46,9 @@ func (s *Server) overviewPage(d *dash) (string, any, error) {
 	}
 	var full FullAnalytics
 	var data overviewData
-	if err := d.api(http.MethodGet, "/v1/analytics/full", nil, d.query("limit", "8"), nil, &full); err != nil {
-		return "", nil, err
-	}
-	if err := d.api(http.MethodGet, "/v1/analytics/cache", nil, d.query(), nil, &data.Cache); err != nil {
-		return "", nil, err
-	}
-	if err := d.api(http.MethodGet, "/v1/projects/{project_id}/budget-state", d.vars(), nil, nil, &data.Budget); err != nil {
+	if err := d.reads(pageRead{"/v1/analytics/full", nil, d.query("limit", "8"), &full},
+		pageRead{"/v1/analytics/cache", nil, d.query(), &data.Cache},
+		pageRead{"/v1/projects/{project_id}/budget-state", d.vars(), nil, &data.Budget}); err != nil {
 		return "", nil, err
 	}
 	data.Overview, data.Empty = full.Overview, full.Overview.TotalCalls == 0
@@ -108,26 +104,26 @@ func (s *Server) workflowsPage(d *dash) (string, any, error) {
 		return "", nil, err
 	}
 	var data workflowsData
-	reads := []struct {
-		path string
-		out  any
-	}{{"/v1/analytics/workflows", &data.Workflows}, {"/v1/analytics/workflows/outcomes", &data.Outcomes},
-		{"/v1/analytics/workflows/steps", &data.Steps}, {"/v1/analytics/workflows/repeated-work", &data.Repeated}}
-	for _, rd := range reads {
-		if err := d.api(http.MethodGet, rd.path, nil, d.query("limit", "20"), nil, rd.out); err != nil {
-			return "", nil, err
-		}
-	}
-	if len(data.Workflows) > 0 {
-		var dist Distribution
-		err := d.api(http.MethodGet, "/v1/analytics/workflows/distribution", nil, d.query(), nil, &dist)
-		switch {
-		case err == nil:
-			data.Distribution = &dist
-			data.Histogram = histogram(dist)
-		case !isNotFound(err):
-			return "", nil, err
-		}
+	q := d.query("limit", "20")
+	var dist Distribution
+	distErr := make(chan error, 1)
+	// The distribution (of the highest-spend workflow) is 404 when no
+	// workflow has runs: read beside the others, it is not an error.
+	go func() {
+		distErr <- d.api(http.MethodGet, "/v1/analytics/workflows/distribution", nil, d.query(), nil, &dist)
+	}()
+	err := d.reads(pageRead{"/v1/analytics/workflows", nil, q, &data.Workflows},
+		pageRead{"/v1/analytics/workflows/outcomes", nil, q, &data.Outcomes},
+		pageRead{"/v1/analytics/workflows/steps", nil, q, &data.Steps},
+		pageRead{"/v1/analytics/workflows/repeated-work", nil, q, &data.Repeated})
+	derr := <-distErr
+	switch {
+	case err != nil:
+		return "", nil, err
+	case derr == nil:
+		data.Distribution, data.Histogram = &dist, histogram(dist)
+	case !isNotFound(derr):
+		return "", nil, derr
 	}
 	return "workflows", data, nil
 }
@@ -258,10 +254,8 @@ func (s *Server) modelsPage(d *dash) (string, any, error) {
 		return "", nil, err
 	}
 	var data modelsData
-	if err := d.api(http.MethodGet, "/v1/analytics/models", nil, d.query("limit", "50"), nil, &data.Models); err != nil {
-		return "", nil, err
-	}
-	if err := d.api(http.MethodGet, "/v1/analytics/cache", nil, d.query(), nil, &data.Cache); err != nil {
+	if err := d.reads(pageRead{"/v1/analytics/models", nil, d.query("limit", "50"), &data.Models},
+		pageRead{"/v1/analytics/cache", nil, d.query(), &data.Cache}); err != nil {
 		return "", nil, err
 	}
 	bars := make([]svgchart.Point, 0, len(data.Models))

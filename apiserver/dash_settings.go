@@ -37,16 +37,12 @@ func (s *Server) settingsPage(d *dash) (string, any, error) {
 func (s *Server) settings(d *dash, test *WebhookTest) (string, any, error) {
 	data := settingsData{Test: test}
 	var members memberListJSON
-	if err := d.api(http.MethodGet, "/v1/projects/{project_id}/members", d.vars(), nil, nil, &members); err != nil {
+	if err := d.reads(pageRead{"/v1/projects/{project_id}/members", d.vars(), nil, &members},
+		pageRead{"/v1/projects/{project_id}/webhook", d.vars(), nil, &data.Webhook},
+		pageRead{"/v1/projects/{project_id}/budget-state", d.vars(), nil, &data.Budget}); err != nil {
 		return "", nil, err
 	}
 	data.Members = members.Members
-	if err := d.api(http.MethodGet, "/v1/projects/{project_id}/webhook", d.vars(), nil, nil, &data.Webhook); err != nil {
-		return "", nil, err
-	}
-	if err := d.api(http.MethodGet, "/v1/projects/{project_id}/budget-state", d.vars(), nil, nil, &data.Budget); err != nil {
-		return "", nil, err
-	}
 	data.Thresholds = "50, 80, 100"
 	if b := data.Budget; b.Budget != nil {
 		data.BudgetValue = b.Budget.String()

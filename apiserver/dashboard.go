@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 
 	"github.com/gorilla/mux"
 	"go.uber.org/zap"
@@ -144,6 +145,32 @@ func (d *dash) vars(kv ...string) map[string]string {
 // api calls a route as this browser's session.
 func (d *dash) api(method, tpl string, vars map[string]string, query url.Values, body, out any) error {
 	return d.s.callRoute(d.r, d.p, method, tpl, vars, query, body, out)
+}
+
+// read is one GET of a page: a route, its path variables and query, and
+// where its JSON goes.
+type pageRead struct {
+	tpl   string
+	vars  map[string]string
+	query url.Values
+	out   any
+}
+
+// reads runs a page's GETs at once and returns the first error: they are
+// independent, so a page waits for its slowest read, not for their sum.
+func (d *dash) reads(rs ...pageRead) error {
+	errs := make([]error, len(rs))
+	var wg sync.WaitGroup
+	for i, rd := range rs {
+		wg.Go(func() { errs[i] = d.api(http.MethodGet, rd.tpl, rd.vars, rd.query, nil, rd.out) })
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // fail renders err as an error page with the status the API gives it; a

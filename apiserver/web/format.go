@@ -15,6 +15,7 @@ var Funcs = template.FuncMap{
 	"usd":      USD,
 	"pct":      Percent,
 	"count":    Count,
+	"dec":      Decimal,
 	"ms":       Millis,
 	"when":     When,
 	"day":      Day,
@@ -220,4 +221,14 @@ func Tick(ts, rng string) string {
 		return t.UTC().Format("15:04")
 	}
 	return t.UTC().Format("Jan 2")
+}
+
+// Decimal formats a plain number (calls per run) with digits decimals; an
+// absent one is an em dash.
+func Decimal(digits int, v any) string {
+	f, ok := number(v)
+	if !ok {
+		return "—"
+	}
+	return strconv.FormatFloat(f, 'f', digits, 64)
 }

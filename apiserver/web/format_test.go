@@ -29,6 +29,8 @@ func TestFormat(t *testing.T) {
 		{"pct null", Percent((*float64)(nil)), "—"},
 		{"count", Count(int64(1234567)), "1,234,567"},
 		{"count small", Count(int64(12)), "12"},
+		{"decimal", Decimal(1, f(2.345)), "2.3"},
+		{"decimal null", Decimal(2, (*float64)(nil)), "—"},
 		{"ms", Millis(f(412.4)), "412 ms"},
 		{"ms of an int", Millis(func() *int64 { n := int64(250); return &n }()), "250 ms"},
 		{"ms null", Millis((*int64)(nil)), "—"},

@@ -46,8 +46,8 @@ func Histogram(title string, buckets []Bucket, sz Size) string {
 			num(x+1), num(pad+plotH-h), num(bw-2), num(h), class, esc(bk.Label), bk.Count)
 	}
 	if tailX >= 0 {
-		fmt.Fprintf(&b, `<line x1="%s" y1="%s" x2="%s" y2="%s" class="tail-mark"/><text x="%s" y="%s" class="tail-label">tail</text>`,
-			num(tailX), num(pad-4), num(tailX), num(pad+plotH), num(tailX+3), num(pad+4))
+		fmt.Fprintf(&b, `<line x1="%s" y1="%s" x2="%s" y2="%s" class="tail-mark"/><text x="%s" y="%s" text-anchor="end" class="tail-label">tail</text>`,
+			num(tailX), num(pad-4), num(tailX), num(pad+plotH), num(tailX-4), num(pad+4))
 	}
 	fmt.Fprintf(&b, `<text x="%s" y="%s" class="tick">%s</text>`, num(pad), num(sz.H-8), esc(buckets[0].Label))
 	fmt.Fprintf(&b, `<text x="%s" y="%s" text-anchor="end" class="tick">%s</text>`, num(pad+plotW), num(sz.H-8), esc(buckets[len(buckets)-1].Label))

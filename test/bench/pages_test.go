@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llmcost/llmcost/internal/benchdata"
 	"github.com/llmcost/llmcost/internal/postgres"
 )
 
@@ -117,4 +118,31 @@ func printPages(ts []timing) {
 		fmt.Println()
 	}
 	fmt.Printf("\nslowest page p95: %s ms (target: 300 ms at 10 M events)\n", ms(worst))
+}
+
+// BenchmarkDashboardPages times only the dashboard's pages on the seeded
+// (or reused) dataset; BenchmarkAnalytics times them too, after ingest and
+// the reports. Run it with make bench-pages.
+func BenchmarkDashboardPages(b *testing.B) {
+	spec := specFromEnv(b)
+	ds := openDataset(b, spec)
+	for range b.N {
+		srv := startLLMCost(b, ds.server.URL())
+		trace := benchdata.TraceID(spec.Days-1, 0)
+		pages := timePages(b, srv, dashSession(b, srv, ds.db, ds.state.ProjectID), ds.state.ProjectID, trace)
+		srv.stop()
+		printPages(pages)
+		b.ReportMetric(float64(worstPage(pages).Microseconds())/1000, "worst_page_p95_ms")
+	}
+}
+
+// worstPage is the slowest p95 of any page and range.
+func worstPage(ts []timing) time.Duration {
+	var worst time.Duration
+	for _, t := range ts {
+		for _, d := range t.p95 {
+			worst = max(worst, d)
+		}
+	}
+	return worst
 }

@@ -176,6 +176,13 @@ func TestDashboardInABrowser(t *testing.T) {
 	}
 	proj := s.call(t, "GET", "/v1/projects/me", key, nil).must(t, http.StatusOK).Body["id"].(string)
 
+	// A guardrail the batch below breaches: the researcher may only use a
+	// calculator.
+	session := s.call(t, "POST", "/v1/auth/login", "", map[string]any{"email": email, "password": "correct horse battery"}).
+		must(t, http.StatusOK).Body["access_token"].(string)
+	s.call(t, "PUT", "/v1/projects/"+proj+"/guardrails", session,
+		map[string]any{"agent_name": "researcher", "allowed_tools": []string{"calculator"}}).must(t, http.StatusCreated)
+
 	// The empty overview says how to send the first event.
 	open(t, ctx, s.URL+"/")
 	if got := text(t, ctx, "#empty-state"); !strings.Contains(got, "curl") {
@@ -227,6 +234,10 @@ func TestDashboardInABrowser(t *testing.T) {
 	}
 	shot(t, ctx, "trace")
 	open(t, ctx, s.URL+"/guardrails?project="+proj)
+	if got := text(t, ctx, ".agent-compliance"); !strings.Contains(got, "breach") || !strings.Contains(got, "undeclared_tool") ||
+		!strings.Contains(got, "web_search") {
+		t.Errorf("guardrail compliance: %q", got)
+	}
 	shot(t, ctx, "guardrails")
 	open(t, ctx, s.URL+"/models?project="+proj)
 	if got := text(t, ctx, "#models"); !strings.Contains(got, "gpt-4o-mini") {
