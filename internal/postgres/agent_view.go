@@ -122,7 +122,8 @@ const agentRunsSQL = `WITH src AS (
   UNION ALL
   SELECT r.agent_name, 1, r.cost_nano, r.calls FROM runs r WHERE {{EDGES}}
 )
-SELECT agent_name, sum(runs)::bigint, sum(cost_nano)::bigint, sum(calls)::bigint FROM src GROUP BY agent_name`
+SELECT agent_name, sum(runs)::bigint, sum(cost_nano)::bigint, sum(calls)::bigint FROM src GROUP BY agent_name
+LIMIT $4`
 
 // agentRepeatsSQL sums repeated work per agent (model NULL) and per agent
 // and model, of the runs whose first call lies in the window.

@@ -10,7 +10,7 @@
 -- filled per dimension and filter (postgres/analytics.go); a read of every
 -- agent's keys (PerAgent) keys its rows by agent and key.
 WITH src AS (
-  SELECT {{ROLLUP_KEY}}, bucket AS t, calls, input_tokens, output_tokens, cached_tokens, cache_write_tokens, total_tokens,
+  SELECT {{ROLLUP_KEY}} AS key, bucket AS t, calls, input_tokens, output_tokens, cached_tokens, cache_write_tokens, total_tokens,
     cost_nano, subscription_nano, latency_sum, latency_count, success_calls, unpriced_calls,
     read_savings_nano, write_premium_nano, events_with_cache, failed_cost_nano, traced_calls,
     output_over_16_calls, output_over_256_calls
