@@ -108,6 +108,11 @@ var matrix = map[string]matrixEntry{
 	// No runs in the matrix's project: a caller who may read gets 404 too.
 	"GET /v1/analytics/workflows/distribution": {query: "?project_id={project_id}", want: want(404, 404, 404, 404, 404, 404, 401, 404, 403)},
 	"GET /v1/analytics/traces/{trace_id}":      {query: "?project_id={project_id}", want: want(404, 404, 404, 404, 404, 404, 401, 404, 403)},
+	"GET /v1/analytics/agents/summary":         {query: "?project_id={project_id}", want: projectData},
+	// No agent made a call in the matrix's project: readers get 404 too.
+	"GET /v1/analytics/agents/{agent_name:.+}": {query: "?project_id={project_id}", want: want(404, 404, 404, 404, 404, 404, 401, 404, 403)},
+	"GET /v1/optimizations":                    {query: "?project_id={project_id}", want: projectData},
+	"GET /v1/optimizations/summary":            {query: "?project_id={project_id}", want: projectData},
 
 	"GET /v1/guardrails":            {query: "?project_id={project_id}", want: projectData},
 	"GET /v1/guardrails/compliance": {query: "?project_id={project_id}", want: projectData},

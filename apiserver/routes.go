@@ -25,7 +25,9 @@ func (s *Server) mirrorRoutes() []route {
 }
 
 // originRoutes need the database. Specific paths come before parameterised
-// ones (/v1/projects/me before /v1/projects/{project_id}).
+// ones (/v1/projects/me before /v1/projects/{project_id}). Agent names may
+// contain "/" (sent as %2F, which the router sees decoded), so
+// {agent_name} spans segments like {model_name}, after agents/summary.
 func (s *Server) originRoutes() []route {
 	return []route{
 		post("/v1/pricing/import", deploymentAdmin, s.importPricing),
@@ -73,6 +75,8 @@ func (s *Server) originRoutes() []route {
 
 		get("/v1/analytics/overview", projectParam(access.ViewAnalytics), read(s.analyticsOverview)),
 		get("/v1/analytics/agents", projectParam(access.ViewAnalytics), read(s.analyticsAgents)),
+		get("/v1/analytics/agents/summary", projectParam(access.ViewAnalytics), read(s.analyticsAgentSummary)),
+		get("/v1/analytics/agents/{agent_name:.+}", projectParam(access.ViewAnalytics), read(s.analyticsAgentDetail)),
 		get("/v1/analytics/models", projectParam(access.ViewAnalytics), read(s.analyticsModels)),
 		get("/v1/analytics/timeseries", projectParam(access.ViewAnalytics), read(s.analyticsTimeseries)),
 		get("/v1/analytics/full", projectParam(access.ViewAnalytics), read(s.analyticsFull)),
@@ -86,6 +90,9 @@ func (s *Server) originRoutes() []route {
 		get("/v1/analytics/workflows/distribution", projectParam(access.ViewAnalytics), read(s.analyticsDistribution)),
 		get("/v1/analytics/traces", projectParam(access.ViewAnalytics), read(s.analyticsTraces)),
 		get("/v1/analytics/traces/{trace_id}", projectParam(access.ViewAnalytics), read(s.analyticsTrace)),
+
+		get("/v1/optimizations", projectParam(access.ViewAnalytics), read(s.optimizations)),
+		get("/v1/optimizations/summary", projectParam(access.ViewAnalytics), read(s.optimizationSummary)),
 
 		get("/v1/guardrails", projectParam(access.ViewAnalytics), read(s.listGuardrails)),
 		get("/v1/guardrails/policy", apiKey(access.ViewAnalytics), s.guardrailPolicy),

@@ -39,9 +39,11 @@ func BenchmarkAnalytics(b *testing.B) {
 		key := rotateKey(b, ds.db, ds.state.ProjectID)
 		ts := timeReports(b, srv, key, benchdata.AgentName(0))
 		detail := timeTraceDetail(b, srv, key, benchdata.TraceID(spec.Days-1, 0))
+		agents := timeAgentView(b, srv, key, benchdata.AgentName(0))
 		pages := timePages(b, srv, dashSession(b, srv, ds.db, ds.state.ProjectID), ds.state.ProjectID, benchdata.TraceID(spec.Days-1, 0))
 		srv.stop()
 		printTimings(ts)
+		printAgentView(agents)
 		printPages(pages)
 		if detail.served {
 			fmt.Printf("\ntraces/{trace_id} (one run's detail, no range): p50 %s ms, p95 %s ms\n",
