@@ -180,6 +180,8 @@ var matrix = map[string]matrixEntry{
 	"POST /register":              {want: every(403)},
 	"POST /logout":                {want: every(403)},
 	"GET /agents":                 {want: every(303)},
+	"GET /agents/{agent_name:.+}": {want: every(303)},
+	"GET /optimizations":          {want: every(303)},
 	"GET /workflows":              {want: every(303)},
 	"GET /traces":                 {want: every(303)},
 	"GET /traces/{trace_id}":      {want: every(303)},

@@ -96,8 +96,7 @@ func (s *Server) registerForm(w http.ResponseWriter, r *http.Request) error {
 	csrf := s.newCSRF(w, r)
 	pg := web.Page{Title: "Your API key", User: reg.User.Email, CSRF: csrf, ProjectID: reg.DefaultProject.ID,
 		Project: reg.DefaultProject.Name, Range: defaultDashRange, Ranges: dashRanges, Role: "admin", CanEdit: true, CanManage: true,
-		Projects:      []web.Project{{ID: reg.DefaultProject.ID, Name: reg.DefaultProject.Name, Selected: true}},
-		HasAgentPages: hasAgentPages,
+		Projects: []web.Project{{ID: reg.DefaultProject.ID, Name: reg.DefaultProject.Name, Selected: true}},
 		Data: keyData{Heading: "Welcome: your project " + reg.DefaultProject.Name + " is ready",
 			curlData: s.curl(r, reg.DefaultProject.ID, reg.DefaultProject.APIKey)}}
 	return web.Render(w, http.StatusCreated, "key", pg)

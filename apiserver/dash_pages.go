@@ -14,10 +14,6 @@ import (
 // The read pages: each is a few REST reads of the picked project and
 // range, in process (dashboard.go), and a template.
 
-// hasAgentPages says whether the agent detail and optimisation pages are
-// served (they read the agent routes of issue 12).
-const hasAgentPages = false
-
 type overviewData struct {
 	Overview    Overview
 	Metered     json.Number
@@ -72,22 +68,6 @@ func (s *Server) overviewPage(d *dash) (string, any, error) {
 		data.Gauge = svgchart.Gauge("Budget used: "+web.Percent(b.UtilizationPercent), *b.UtilizationPercent, th, svgchart.Size{W: 320, H: 46})
 	}
 	return "overview", data, nil
-}
-
-type agentsData struct {
-	Agents []AgentRow
-	Chart  string
-}
-
-func (s *Server) agentsPage(d *dash) (string, any, error) {
-	if err := d.project(); err != nil {
-		return "", nil, err
-	}
-	var data agentsData
-	if err := d.api(http.MethodGet, "/v1/analytics/agents", nil, d.query("limit", "200"), nil, &data.Agents); err != nil {
-		return "", nil, err
-	}
-	return "agents", data, nil
 }
 
 type workflowsData struct {

@@ -119,7 +119,6 @@ func (d *dash) project() error {
 	}
 	d.pg.CanEdit = access.RoleHas(d.pg.Role, access.EditProject)
 	d.pg.CanManage = access.RoleHas(d.pg.Role, access.ManageMembers)
-	d.pg.HasAgentPages = hasAgentPages
 	return nil
 }
 

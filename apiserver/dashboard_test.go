@@ -93,7 +93,7 @@ func TestDashboardAccess(t *testing.T) {
 	m.must(m.do("POST", "/v1/projects/"+o.ProjectID+"/invitations/accept", m.users[viewer].Access, nil), 200)
 	m.seedCalls(o.ProjectID, m.clock.Now())
 	q := "?project=" + o.ProjectID + "&range=24h"
-	pages := []string{"/", "/agents", "/workflows", "/traces", "/guardrails", "/models", "/settings"}
+	pages := []string{"/", "/agents", "/agents/planner", "/workflows", "/traces", "/guardrails", "/models", "/optimizations", "/settings"}
 
 	anon := m.browser()
 	for _, p := range pages {
@@ -110,6 +110,9 @@ func TestDashboardAccess(t *testing.T) {
 	for _, p := range pages {
 		owners.must(owners.get(p+q), 200)
 	}
+	owners.must(owners.get("/agents"+q), 200, `href="/agents/planner?`, "new")
+	owners.must(owners.get("/agents/planner"+q), 200, `id="agent-name">planner<`)
+	owners.must(owners.get("/agents/nobody"+q), 404)
 	owners.must(owners.get("/settings"+q), 200, settingsActions...)
 
 	viewers := m.browser()
@@ -158,7 +161,7 @@ func TestDashboardForms(t *testing.T) {
 		}
 	}
 	b.must(b.get("/?project="+proj), 200, `id="empty-state"`, "curl", `id="cost-per-call">—<`)
-	for _, p := range []string{"/agents", "/workflows", "/traces", "/guardrails", "/models"} {
+	for _, p := range []string{"/agents", "/workflows", "/traces", "/guardrails", "/models", "/optimizations"} {
 		b.must(b.get(p+"?project="+proj), 200)
 	}
 	if strings.Contains(b.must(b.get("/settings?project="+proj), 200).Body, key) {

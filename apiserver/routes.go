@@ -125,6 +125,8 @@ func (s *Server) dashboardRoutes() []route {
 		post("/register", browserForm, s.registerForm),
 		post("/logout", browserForm, s.logoutForm),
 		get("/agents", browserPage, s.page("agents", "Agents", s.agentsPage)),
+		get("/agents/{agent_name:.+}", browserPage, s.page("agents", "Agent", s.agentPage)),
+		get("/optimizations", browserPage, s.page("optimizations", "Optimisations", s.optimizationsPage)),
 		get("/workflows", browserPage, s.page("workflows", "Workflows", s.workflowsPage)),
 		get("/traces", browserPage, s.page("traces", "Traces", s.tracesPage)),
 		get("/traces/{trace_id}", browserPage, s.page("traces", "Trace", s.tracePage)),

@@ -20,6 +20,7 @@ var Funcs = template.FuncMap{
 	"when":     When,
 	"day":      Day,
 	"change":   Change,
+	"trend":    Trend,
 	"deref":    Deref,
 	"derefInt": DerefInt,
 	"svg":      func(s string) template.HTML { return template.HTML(s) }, // markup from internal/svgchart, escaped there
@@ -231,4 +232,17 @@ func Decimal(digits int, v any) string {
 		return "—"
 	}
 	return strconv.FormatFloat(f, 'f', digits, 64)
+}
+
+// Trend is the CSS class of a spend change: more spend is "up" (drawn as
+// bad), less is "down".
+func Trend(v any) string {
+	f, ok := number(v)
+	switch {
+	case !ok || f == 0:
+		return ""
+	case f > 0:
+		return "up"
+	}
+	return "down"
 }

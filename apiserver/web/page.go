@@ -24,9 +24,7 @@ type Page struct {
 	// CanEdit is EDIT_PROJECT (webhook, budget); CanManage is admin
 	// (members, key rotation). Without them no settings action is shown.
 	CanEdit, CanManage bool
-	// HasAgentPages says the agent detail and optimisation pages exist.
-	HasAgentPages bool
-	Data          any
+	Data               any
 }
 
 // Project is one entry of the project picker.

@@ -12,7 +12,7 @@ func TestTemplatesParse(t *testing.T) {
 	if err := Render(rec, 200, "login", Page{Data: struct{ Email, Next string }{}}); err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{"login", "register", "key", "error", "overview", "agents", "workflows", "traces", "trace", "guardrails", "models", "settings"} {
+	for _, name := range []string{"login", "register", "key", "error", "overview", "agents", "workflows", "traces", "trace", "guardrails", "models", "settings", "agent", "optimizations"} {
 		if !Has(name) {
 			t.Errorf("no template %s", name)
 		}

@@ -67,6 +67,8 @@ func run(t *testing.T, ctx context.Context, what string, steps ...chromedp.Actio
 // text is the visible text of the first element matching sel.
 func text(t *testing.T, ctx context.Context, sel string) string {
 	t.Helper()
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second) // a missing element fails fast
+	defer cancel()
 	s, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(sel)))
 	if err != nil {
 		t.Fatalf("read %s: %v", sel, err)
@@ -77,6 +79,8 @@ func text(t *testing.T, ctx context.Context, sel string) string {
 // outer is the HTML of the first element matching sel.
 func outer(t *testing.T, ctx context.Context, sel string) string {
 	t.Helper()
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
 	s, err := chromedp.Run(ctx, chromedp.OuterHTML(chromedp.CSS(sel)))
 	if err != nil {
 		t.Fatalf("read %s: %v", sel, err)
@@ -218,6 +222,27 @@ func TestDashboardInABrowser(t *testing.T) {
 		t.Errorf("agents table: %q", got)
 	}
 	shot(t, ctx, "agents")
+	// The planner owns the runs (a run's agent is its first call's).
+	if _, err := chromedp.RunResponse(ctx, chromedp.Click(chromedp.CSS(`#agents a[href^="/agents/planner"]`))); err != nil {
+		t.Fatalf("open the planner from the agents table: %v", err)
+	}
+	if got := text(t, ctx, "#agent-name"); got != "planner" {
+		t.Errorf("agent page of %q", got)
+	}
+	detail := s.call(t, "GET", "/v1/analytics/agents/planner?range=7d", key, nil).must(t, http.StatusOK)
+	agent := detail.Body["summary"].(map[string]any)
+	if got, want := text(t, ctx, "#agent-cost"), web.USD(agent["total_cost"]); got != want {
+		t.Errorf("agent page spend %q, the API says %q", got, want)
+	}
+	if got := text(t, ctx, "#agent-traces"); !strings.Contains(got, "run-0") {
+		t.Errorf("agent's most expensive runs: %q (API: %s)", got, detail.Raw)
+	}
+	if got := text(t, ctx, "#steps"); !strings.Contains(got, "plan") {
+		t.Errorf("agent's steps: %q (API: %s)", got, detail.Raw)
+	}
+	shot(t, ctx, "agent")
+	open(t, ctx, s.URL+"/optimizations?project="+proj)
+	shot(t, ctx, "optimizations")
 	open(t, ctx, s.URL+"/workflows?project="+proj)
 	if got := text(t, ctx, "#outcomes"); !strings.Contains(got, "support-ticket") {
 		t.Errorf("outcomes: %q", got)
