@@ -57,7 +57,7 @@ func (s *Server) agentPage(d *dash) (string, any, error) {
 	}
 	data.Daily = svgchart.Line("Spend per day of "+name, pts, func(f float64) string { return web.USD(f) }, svgchart.Size{W: 540, H: 200})
 	if a.Distribution != nil {
-		data.Histogram = histogram(*a.Distribution)
+		data.Histogram = histogram(*a.Distribution, 540)
 	}
 	data.Breakdowns = []breakdown{{"models", a.ByModel}, {"tools", a.ByTool}, {"workflows", a.ByWorkflow},
 		{"users", a.ByUser}, {"sessions", a.BySession}}

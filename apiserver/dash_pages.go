@@ -101,7 +101,7 @@ func (s *Server) workflowsPage(d *dash) (string, any, error) {
 	case err != nil:
 		return "", nil, err
 	case derr == nil:
-		data.Distribution, data.Histogram = &dist, histogram(dist)
+		data.Distribution, data.Histogram = &dist, histogram(dist, 1100)
 	case !isNotFound(derr):
 		return "", nil, derr
 	}
@@ -109,12 +109,12 @@ func (s *Server) workflowsPage(d *dash) (string, any, error) {
 }
 
 // histogram draws a distribution's buckets, the tail marked.
-func histogram(dist Distribution) string {
+func histogram(dist Distribution, width float64) string {
 	bs := make([]svgchart.Bucket, len(dist.Histogram))
 	for i, h := range dist.Histogram {
 		bs[i] = svgchart.Bucket{Label: web.USD(h.Lower) + "–" + web.USD(h.Upper), Count: h.Count, Tail: h.IsTail}
 	}
-	return svgchart.Histogram("Cost per run of "+dist.Workflow, bs, svgchart.Size{W: 1100, H: 220})
+	return svgchart.Histogram("Cost per run of "+dist.Workflow, bs, svgchart.Size{W: width, H: width / 5})
 }
 
 type tracesData struct{ Traces []TraceRow }
