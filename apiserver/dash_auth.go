@@ -106,7 +106,7 @@ func (s *Server) registerForm(w http.ResponseWriter, r *http.Request) error {
 // where the key is no longer known).
 func (s *Server) curl(r *http.Request, project, key string) curlData {
 	origin := "http://" + r.Host
-	if secureRequest(r) {
+	if s.secure(r) {
 		origin = "https://" + r.Host
 	}
 	if key == "" {
@@ -123,8 +123,8 @@ func (s *Server) logoutForm(w http.ResponseWriter, r *http.Request) error {
 			return s.errorPage(w, r, web.Page{}, err)
 		}
 	}
-	clearCookie(w, r, sessionCookie)
-	clearCookie(w, r, refreshCookie)
+	s.clearCookie(w, r, sessionCookie)
+	s.clearCookie(w, r, refreshCookie)
 	http.Redirect(w, r, "/login", http.StatusSeeOther)
 	return nil
 }

@@ -3,6 +3,7 @@ package apiserver
 import (
 	"crypto/subtle"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/llmcost/llmcost/internal/access"
@@ -27,27 +28,31 @@ const (
 	maxFormBody = 64 << 10
 )
 
-func secureRequest(r *http.Request) bool { return r.TLS != nil }
+// secure says whether the browser reached us over TLS: directly, or
+// through a proxy that terminates it for a public URL that is https.
+func (s *Server) secure(r *http.Request) bool {
+	return r.TLS != nil || strings.HasPrefix(s.Accounts.PublicURL, "https://")
+}
 
-func cookieName(r *http.Request, base string) string {
-	if secureRequest(r) {
+func (s *Server) cookieName(r *http.Request, base string) string {
+	if s.secure(r) {
 		return "__Host-" + base
 	}
 	return base
 }
 
-func setCookie(w http.ResponseWriter, r *http.Request, base, value string, life time.Duration) {
-	http.SetCookie(w, &http.Cookie{Name: cookieName(r, base), Value: value, Path: "/", MaxAge: int(life / time.Second),
-		HttpOnly: true, Secure: secureRequest(r), SameSite: http.SameSiteLaxMode})
+func (s *Server) setCookie(w http.ResponseWriter, r *http.Request, base, value string, life time.Duration) {
+	http.SetCookie(w, &http.Cookie{Name: s.cookieName(r, base), Value: value, Path: "/", MaxAge: int(life / time.Second),
+		HttpOnly: true, Secure: s.secure(r), SameSite: http.SameSiteLaxMode})
 }
 
-func clearCookie(w http.ResponseWriter, r *http.Request, base string) {
-	http.SetCookie(w, &http.Cookie{Name: cookieName(r, base), Value: "", Path: "/", MaxAge: -1,
-		HttpOnly: true, Secure: secureRequest(r), SameSite: http.SameSiteLaxMode})
+func (s *Server) clearCookie(w http.ResponseWriter, r *http.Request, base string) {
+	http.SetCookie(w, &http.Cookie{Name: s.cookieName(r, base), Value: "", Path: "/", MaxAge: -1,
+		HttpOnly: true, Secure: s.secure(r), SameSite: http.SameSiteLaxMode})
 }
 
-func cookieValue(r *http.Request, base string) string {
-	c, err := r.Cookie(cookieName(r, base))
+func (s *Server) cookieValue(r *http.Request, base string) string {
+	c, err := r.Cookie(s.cookieName(r, base))
 	if err != nil {
 		return ""
 	}
@@ -63,19 +68,19 @@ func cookieValue(r *http.Request, base string) string {
 func (s *Server) browserSession(w http.ResponseWriter, r *http.Request) (*access.Principal, string, bool) {
 	ctx := r.Context()
 	userID, sessionID, err := "", "", error(nil)
-	if tok := cookieValue(r, sessionCookie); tok != "" {
+	if tok := s.cookieValue(r, sessionCookie); tok != "" {
 		userID, sessionID, err = s.DB.SessionUser(ctx, authn.Hash(tok), s.Now())
 	}
 	if userID == "" {
-		ref := cookieValue(r, refreshCookie)
+		ref := s.cookieValue(r, refreshCookie)
 		if ref == "" {
 			return nil, "", false
 		}
 		next, tokens := s.newSession(false)
 		sess, _, rerr := s.DB.RefreshSession(ctx, authn.Hash(ref), next, s.Now())
 		if rerr != nil {
-			clearCookie(w, r, sessionCookie)
-			clearCookie(w, r, refreshCookie)
+			s.clearCookie(w, r, sessionCookie)
+			s.clearCookie(w, r, refreshCookie)
 			return nil, "", false
 		}
 		s.setSessionCookies(w, r, tokens, sess.ExpiresAt.Sub(s.Now()))
@@ -96,14 +101,14 @@ func (s *Server) browserSession(w http.ResponseWriter, r *http.Request) (*access
 // setSessionCookies stores a token pair in the browser for the session's
 // life; the access token itself still expires after AccessTTL.
 func (s *Server) setSessionCookies(w http.ResponseWriter, r *http.Request, t tokenPayload, life time.Duration) {
-	setCookie(w, r, sessionCookie, t.AccessToken, life)
-	setCookie(w, r, refreshCookie, t.RefreshToken, life)
+	s.setCookie(w, r, sessionCookie, t.AccessToken, life)
+	s.setCookie(w, r, refreshCookie, t.RefreshToken, life)
 }
 
 // csrfToken is the browser's CSRF token, minted into its cookie on first
 // use.
 func (s *Server) csrfToken(w http.ResponseWriter, r *http.Request) string {
-	if v := cookieValue(r, csrfCookie); len(v) >= 32 {
+	if v := s.cookieValue(r, csrfCookie); len(v) >= 32 {
 		return v
 	}
 	return s.newCSRF(w, r)
@@ -113,7 +118,7 @@ func (s *Server) csrfToken(w http.ResponseWriter, r *http.Request) string {
 // before the session cannot be used with it.
 func (s *Server) newCSRF(w http.ResponseWriter, r *http.Request) string {
 	v := authn.NewToken("csrf_")
-	setCookie(w, r, csrfCookie, v, RememberMeSession)
+	s.setCookie(w, r, csrfCookie, v, RememberMeSession)
 	return v
 }
 
@@ -127,7 +132,7 @@ var crossOrigin = http.NewCrossOriginProtection()
 // handler runs. Whether the browser is signed in is the handler's
 // business, as for pages.
 var browserForm = guard{"dashboard form: same origin and the CSRF token of its cookie (403 without)",
-	func(_ *Server, r *http.Request) (caller, error) {
+	func(s *Server, r *http.Request) (caller, error) {
 		if err := crossOrigin.Check(r); err != nil {
 			return caller{}, apierr.New(apierr.Forbidden, "cross-origin form post refused")
 		}
@@ -135,7 +140,7 @@ var browserForm = guard{"dashboard form: same origin and the CSRF token of its c
 		if err := r.ParseForm(); err != nil {
 			return caller{}, apierr.New(apierr.BadRequest, "malformed form body")
 		}
-		want, got := cookieValue(r, csrfCookie), r.PostForm.Get(csrfField)
+		want, got := s.cookieValue(r, csrfCookie), r.PostForm.Get(csrfField)
 		if want == "" || got == "" || subtle.ConstantTimeCompare([]byte(want), []byte(got)) != 1 {
 			return caller{}, apierr.New(apierr.Forbidden, "missing or stale CSRF token").
 				WithHint("reload the page and submit the form again")

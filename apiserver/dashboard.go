@@ -216,10 +216,7 @@ func (s *Server) callRoute(from *http.Request, p *access.Principal, method, tpl 
 		}
 		rd = bytes.NewReader(raw)
 	}
-	path := tpl
-	for k, v := range vars {
-		path = strings.Replace(path, "{"+k+"}", url.PathEscape(v), 1)
-	}
+	path := fillPath(tpl, vars)
 	req, err := http.NewRequestWithContext(access.NewContext(from.Context(), p), method, path, rd)
 	if err != nil {
 		return err
@@ -287,3 +284,21 @@ func serveStatic(w http.ResponseWriter, r *http.Request) error {
 }
 
 var staticFiles = web.Static()
+
+// fillPath puts vars into a route template's {name} and {name:pattern}
+// variables, escaped, for the in-process request's URL (the handlers read
+// the variables themselves from mux.Vars).
+func fillPath(tpl string, vars map[string]string) string {
+	var b strings.Builder
+	for {
+		i := strings.IndexByte(tpl, '{')
+		j := strings.IndexByte(tpl, '}')
+		if i < 0 || j < i {
+			b.WriteString(tpl)
+			return b.String()
+		}
+		name, _, _ := strings.Cut(tpl[i+1:j], ":")
+		b.WriteString(tpl[:i] + url.PathEscape(vars[name]))
+		tpl = tpl[j+1:]
+	}
+}

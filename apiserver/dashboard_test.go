@@ -45,8 +45,23 @@ func (b *browser) do(method, path string, form url.Values) page {
 		} else {
 			b.cookies[c.Name] = c.Value
 		}
+		if !c.HttpOnly || c.SameSite != http.SameSiteLaxMode || c.Path != "/" {
+			b.e.t.Errorf("cookie %s: HttpOnly %v, SameSite %v, Path %q", c.Name, c.HttpOnly, c.SameSite, c.Path)
+		}
+		if strings.HasPrefix(c.Name, "__Host-") != c.Secure {
+			b.e.t.Errorf("cookie %s: Secure %v", c.Name, c.Secure)
+		}
 	}
 	return page{Status: rec.Code, Location: rec.Header().Get("Location"), Body: rec.Body.String()}
+}
+
+// cookie is the value of a dashboard cookie, with or without the __Host-
+// prefix (a server whose public URL is https sets it).
+func (b *browser) cookie(base string) string {
+	if v, ok := b.cookies["__Host-"+base]; ok {
+		return v
+	}
+	return b.cookies[base]
 }
 
 func (b *browser) get(path string) page { b.e.t.Helper(); return b.do("GET", path, nil) }
@@ -54,7 +69,7 @@ func (b *browser) get(path string) page { b.e.t.Helper(); return b.do("GET", pat
 // post sends a form with the browser's CSRF token.
 func (b *browser) post(path string, form url.Values) page {
 	b.e.t.Helper()
-	form.Set("csrf_token", b.cookies[csrfCookie])
+	form.Set("csrf_token", b.cookie(csrfCookie))
 	return b.do("POST", path, form)
 }
 
@@ -136,7 +151,7 @@ func TestDashboardAccess(t *testing.T) {
 	// A form without its token, or with another browser's, is refused.
 	noToken := owners.do("POST", "/settings/budget", url.Values{"project": {o.ProjectID}, "budget": {"10"}})
 	owners.must(noToken, 403)
-	forged := owners.do("POST", "/settings/budget", url.Values{"project": {o.ProjectID}, "budget": {"10"}, "csrf_token": {viewers.cookies[csrfCookie]}})
+	forged := owners.do("POST", "/settings/budget", url.Values{"project": {o.ProjectID}, "budget": {"10"}, "csrf_token": {viewers.cookie(csrfCookie)}})
 	owners.must(forged, 403)
 	if st := m.must(m.do("GET", "/v1/projects/"+o.ProjectID+"/budget-state", o.Key, nil), 200); st.Body["budget"] != nil {
 		t.Errorf("a refused form changed the budget: %s", st.Raw)
@@ -183,11 +198,24 @@ func TestDashboardForms(t *testing.T) {
 	b.must(b.post("/settings/webhook", url.Values{"project": {proj}, "url": {"http://example.com/hook"}, "secret": {"0123456789abcdef"}}), 422, "url")
 
 	// Signing out ends the API session the cookies carried.
-	access := b.cookies[sessionCookie]
+	access := b.cookie(sessionCookie)
+	if _, ok := b.cookies["__Host-"+sessionCookie]; !ok {
+		t.Error("with an https public URL the session cookie is not __Host- prefixed")
+	}
 	b.must(b.post("/logout", url.Values{}), http.StatusSeeOther)
 	e.must(e.do("GET", "/v1/auth/me", access, nil), 401)
 	if got := b.get("/settings?project=" + proj); got.Status != http.StatusSeeOther {
 		t.Errorf("after sign-out the settings page answers %d", got.Status)
+	}
+}
+
+func TestFillPath(t *testing.T) {
+	got := fillPath("/v1/analytics/agents/{agent_name:.+}", map[string]string{"agent_name": "a b/c"})
+	if want := "/v1/analytics/agents/a%20b%2Fc"; got != want {
+		t.Errorf("fillPath = %q, want %q", got, want)
+	}
+	if got := fillPath("/v1/projects/{project_id}/members/{user_id}", map[string]string{"project_id": "p", "user_id": "u"}); got != "/v1/projects/p/members/u" {
+		t.Errorf("fillPath = %q", got)
 	}
 }
 
