@@ -214,7 +214,6 @@ func TestDashboardInABrowser(t *testing.T) {
 			t.Errorf("overview %s shows %q, the API says %q", sel, got, want)
 		}
 	}
-	shot(t, ctx, "overview")
 
 	// An agent, the workflows, a trace as a waterfall.
 	open(t, ctx, s.URL+"/agents?project="+proj)
@@ -300,7 +299,7 @@ func TestDashboardInABrowser(t *testing.T) {
 	if n := rcv.byType(t)["webhook.test"]; n != 1 {
 		t.Errorf("%d webhook.test deliveries reached the receiver, want 1", n)
 	}
-	submit(t, ctx, "#budget-form", map[string]string{"input[name=budget]": "0.05", "input[name=thresholds]": "50, 80, 100"})
+	submit(t, ctx, "#budget-form", map[string]string{"input[name=budget]": "0.03", "input[name=thresholds]": "50, 80, 100"})
 	run(t, ctx, "budget gauge", chromedp.WaitVisible(chromedp.CSS("#budget svg.gauge")))
 	shot(t, ctx, "settings")
 	open(t, ctx, s.URL+"/?project="+proj)
@@ -309,6 +308,14 @@ func TestDashboardInABrowser(t *testing.T) {
 	if got, want := text(t, ctx, "#budget-used"), web.USD(state["spend_mtd"]); got != want {
 		t.Errorf("overview budget shows %q, the API says %q", got, want)
 	}
+	var crossed []string
+	for _, c := range state["thresholds_crossed"].([]any) {
+		crossed = append(crossed, fmt.Sprint(c)+"%")
+	}
+	if got := text(t, ctx, "#budget"); len(crossed) == 0 || !strings.Contains(got, "thresholds crossed: "+strings.Join(crossed, ", ")) {
+		t.Errorf("overview budget %q, the API's thresholds crossed %v", got, crossed)
+	}
+	shot(t, ctx, "overview")
 
 	// A form post without the CSRF token is refused, even with the
 	// session cookie.
