@@ -46,6 +46,7 @@ func windowSQL(report, dim string, filtered, perAgent bool) string {
 	rollupKey, rollupAgent, rawKey, rawAgent := "key", "agent_name = $3", rawKeys[dim], "$3::text = ''"
 	switch {
 	case perAgent:
+		// dim = 'model' AND agent_name <> '': the partial indexes of 0013.
 		rollupKey, rollupAgent = "agent_name || chr(31) || key", "agent_name <> ''"
 		rawKey = "e.agent_name || chr(31) || " + rawKeys[dim]
 	case filtered:
