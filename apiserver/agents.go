@@ -164,8 +164,8 @@ func keyDays(points []postgres.KeyPoint) ([]analytics.Keyed, map[string][]agentv
 	return out, days
 }
 
-// modelsByAgent groups a model read by agent: a per-agent read's keys carry
-// the agent, a read narrowed to agent does not.
+// modelsByAgent groups a model read by agent, each most expensive first: a
+// per-agent read's keys carry the agent, a read narrowed to agent does not.
 func modelsByAgent(keys []analytics.Keyed, agent string) map[string][]analytics.Keyed {
 	out := map[string][]analytics.Keyed{}
 	for _, k := range keys {
@@ -175,6 +175,9 @@ func modelsByAgent(keys []analytics.Keyed, agent string) map[string][]analytics.
 		}
 		k.Key = model
 		out[a] = append(out[a], k)
+	}
+	for _, models := range out {
+		analytics.SortByCost(models)
 	}
 	return out
 }
