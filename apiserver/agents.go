@@ -3,6 +3,7 @@ package apiserver
 import (
 	"context"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/llmcost/llmcost/internal/agentview"
@@ -74,6 +75,27 @@ func (s *Server) readAgentView(ctx context.Context, project, agent string, rng a
 	if agent == "" {
 		qs = qs[:3]
 	}
+	// The run totals and the breaches do not depend on the spend read: they
+	// are read beside it, on other connections.
+	var wg sync.WaitGroup
+	var runsOf map[string]*postgres.AgentRuns
+	var breaches map[string]breachFacts
+	var compliance map[string]*AgentCompliance
+	var runsErr, breachErr error
+	var only map[string]bool
+	if agent != "" {
+		only = map[string]bool{agent: true}
+	}
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		runsOf, runsErr = s.DB.ReadAgentRuns(ctx, postgres.RunQuery{ProjectID: project, Start: w.Start, End: w.End, AgentName: agent})
+	}()
+	go func() {
+		defer wg.Done()
+		breaches, compliance, breachErr = s.readBreaches(ctx, project, rng, only)
+	}()
+	defer wg.Wait()
 	res, err := s.DB.ReadWindows(ctx, qs...)
 	if err != nil {
 		return agentView{}, err
@@ -84,31 +106,30 @@ func (s *Server) readAgentView(ctx context.Context, project, agent string, rng a
 		projectCost = res[3].AllCostNano
 	}
 	sums = sums[:min(len(sums), limit)]
-	v := agentView{window: w, rows: make([]AgentSummaryRow, 0, len(sums)), compliance: map[string]*AgentCompliance{}}
-	if len(sums) == 0 {
-		return v, nil
-	}
-	names, only := make([]string, len(sums)), map[string]bool{}
+	v := agentView{window: w, rows: make([]AgentSummaryRow, 0, len(sums))}
+	names := make([]string, len(sums))
 	for i, a := range sums {
-		names[i], only[a.Key] = a.Key, true
+		names[i] = a.Key
 	}
 	previous := map[string]int64{}
 	for _, k := range res[1].Keys {
 		previous[k.Key] = k.CostNano
 	}
 	models := modelsByAgent(res[2].Keys, agent)
-	facts, err := s.DB.ReadAgentFacts(ctx, project, agent, names, w.Start, w.End)
-	if err != nil {
-		return v, err
+	var facts map[string]postgres.AgentFacts
+	if len(sums) > 0 {
+		if facts, err = s.DB.ReadAgentFacts(ctx, project, agent, names, w.Start, w.End); err != nil {
+			return v, err
+		}
 	}
-	runsOf, err := s.DB.ReadAgentRuns(ctx, postgres.RunQuery{ProjectID: project, Start: w.Start, End: w.End, AgentName: agent})
-	if err != nil {
-		return v, err
+	wg.Wait()
+	if runsErr != nil {
+		return v, runsErr
 	}
-	breaches, err := s.readBreaches(ctx, project, rng, only, &v)
-	if err != nil {
-		return v, err
+	if breachErr != nil {
+		return v, breachErr
 	}
+	v.compliance = compliance
 	cat := s.Catalogue.Load()
 	for _, a := range sums {
 		in := agentRowInput{sums: a, projectCost: projectCost, previous: previous[a.Key], models: models[a.Key],
@@ -143,8 +164,8 @@ func keyDays(points []postgres.KeyPoint) ([]analytics.Keyed, map[string][]agentv
 	return out, days
 }
 
-// modelsByAgent groups a model read by agent: a per-agent read's keys carry
-// the agent, a read narrowed to agent does not.
+// modelsByAgent groups a model read by agent, each most expensive first: a
+// per-agent read's keys carry the agent, a read narrowed to agent does not.
 func modelsByAgent(keys []analytics.Keyed, agent string) map[string][]analytics.Keyed {
 	out := map[string][]analytics.Keyed{}
 	for _, k := range keys {
@@ -154,6 +175,9 @@ func modelsByAgent(keys []analytics.Keyed, agent string) map[string][]analytics.
 		}
 		k.Key = model
 		out[a] = append(out[a], k)
+	}
+	for _, models := range out {
+		analytics.SortByCost(models)
 	}
 	return out
 }

@@ -13,22 +13,22 @@ type breachFacts struct {
 	count, costNano int64
 }
 
-// readBreaches judges the guardrails of the agents in only over rng, as
-// GET /v1/guardrails/compliance does (whole UTC days), keeps each guarded
-// agent's compliance record in v, and prices the breaches: the cost of the
+// readBreaches judges the guardrails (of the agents in only, when not nil)
+// over rng, as GET /v1/guardrails/compliance does (whole UTC days), returns
+// each guarded agent's compliance record, and prices the breaches: the cost of the
 // distinct calls that used an undeclared or write tool in a read-only
 // agent, or an undeclared model, plus the calls of runs over a per-run
 // limit not already counted (docs/agent-view.md).
-func (s *Server) readBreaches(ctx context.Context, project string, rng analytics.Range, only map[string]bool,
-	v *agentView) (map[string]breachFacts, error) {
+func (s *Server) readBreaches(ctx context.Context, project string, rng analytics.Range,
+	only map[string]bool) (map[string]breachFacts, map[string]*AgentCompliance, error) {
 	cr, err := s.readCompliance(ctx, project, rng, only)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	out := map[string]breachFacts{}
+	out, records := map[string]breachFacts{}, map[string]*AgentCompliance{}
 	for _, row := range cr.rows {
 		rec := agentCompliance(row, cr.pol, cr.data, cr.from, cr.to)
-		v.compliance[row.AgentName] = &rec
+		records[row.AgentName] = &rec
 		g := row.Guardrail
 		if !g.Enabled || len(rec.Breaches) == 0 {
 			continue
@@ -57,9 +57,9 @@ func (s *Server) readBreaches(ctx context.Context, project string, rng analytics
 		}
 		cost, err := s.DB.BreachCost(ctx, project, g.AgentName, cr.from, cr.to, tools, models, traces)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		out[g.AgentName] = breachFacts{count: n, costNano: cost}
 	}
-	return out, nil
+	return out, records, nil
 }

@@ -33,7 +33,9 @@ FROM unnest($4::text[]) AS a`
 // agentKeysSQL counts distinct users and sessions per agent: the keys of
 // the per-agent daily rollups for the whole days [$4, $5), and raw events
 // for the partial days at either end and for the tail (events not yet
-// merged, tx at or above the watermark) inside the whole days.
+// merged, tx at or above the watermark) inside the whole days. The agents
+// are named ($8) so the rollup read ranges over the primary key's buckets
+// per agent instead of every agent's rows of every day.
 const agentKeysSQL = `WITH keys AS (
   SELECT agent_name, dim, key FROM rollup_day
   WHERE project_id = $1 AND dim IN ('user', 'session') AND {{ROLLUP_AGENT}} AND bucket >= $4 AND bucket < $5
@@ -53,14 +55,14 @@ const agentKeysSQL = `WITH keys AS (
 SELECT agent_name, count(*) FILTER (WHERE dim = 'user'), count(*) FILTER (WHERE dim = 'session')
 FROM keys GROUP BY agent_name`
 
-// ReadAgentFacts reads the facts of agents (every agent of the window when
-// agent is "", else that one) over [from, to), in one snapshot.
+// ReadAgentFacts reads the facts of agents (agent alone when not "") over
+// [from, to), in one snapshot.
 func (db *DB) ReadAgentFacts(ctx context.Context, project, agent string, agents []string, from, to time.Time) (map[string]AgentFacts, error) {
 	out := map[string]AgentFacts{}
 	d1, d2 := RunQuery{Start: from, End: to}.daySplit()
-	rollupAgent, rawAgent := "agent_name <> ''", "$6::text = ''"
+	rollupAgent, rawAgent := "agent_name = ANY($8) AND $6::text = ''", "e.agent_name = ANY($8)"
 	if agent != "" {
-		rollupAgent, rawAgent = "agent_name = $6", "e.agent_name = $6"
+		rollupAgent, rawAgent = "agent_name = $6 AND $8::text[] IS NOT NULL", "e.agent_name = $6"
 	}
 	keysSQL := strings.NewReplacer("{{ROLLUP_AGENT}}", rollupAgent, "{{RAW_AGENT}}", rawAgent).Replace(agentKeysSQL)
 	err := pgx.BeginTxFunc(ctx, db.Pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly},
@@ -84,7 +86,7 @@ func (db *DB) ReadAgentFacts(ctx context.Context, project, agent string, agents 
 			}); err != nil {
 				return err
 			}
-			rows, err = tx.Query(ctx, keysSQL, project, from, to, d1, d2, agent, watermark)
+			rows, err = tx.Query(ctx, keysSQL, project, from, to, d1, d2, agent, watermark, agents)
 			if err != nil {
 				return err
 			}

@@ -46,6 +46,7 @@ func windowSQL(report, dim string, filtered, perAgent bool) string {
 	rollupKey, rollupAgent, rawKey, rawAgent := "key", "agent_name = $3", rawKeys[dim], "$3::text = ''"
 	switch {
 	case perAgent:
+		// dim = 'model' AND agent_name <> '': the partial indexes of 0013.
 		rollupKey, rollupAgent = "agent_name || chr(31) || key", "agent_name <> ''"
 		rawKey = "e.agent_name || chr(31) || " + rawKeys[dim]
 	case filtered:
@@ -81,7 +82,8 @@ type WindowQuery struct {
 	// Limit caps a by-key read after sorting (0: every key).
 	Limit int
 	// PerAgent reads every agent's rows of Dim (model only: the dimension
-	// with hourly per-agent rows), keyed "agent\x1fkey" (SplitAgentKey).
+	// with hourly per-agent rows), keyed "agent\x1fkey" (SplitAgentKey),
+	// unordered and unlimited (AllCostNano stays 0): the caller sorts.
 	PerAgent bool
 	// KeyBuckets groups by key and time bucket of BucketWidth (KeyPoints).
 	KeyBuckets bool
@@ -214,6 +216,17 @@ func readWindow(ctx context.Context, tx rowsQuerier, q WindowQuery, watermark in
 	if q.Limit > 0 {
 		l := int64(q.Limit)
 		limit = &l
+	}
+	if q.PerAgent {
+		rows, err := tx.Query(ctx, windowSQL("by_key_sum.sql", q.Dim, filtered, true), args...)
+		if err != nil {
+			return res, err
+		}
+		res.Keys, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (analytics.Keyed, error) {
+			var k analytics.Keyed
+			return k, r.Scan(append([]any{&k.Key}, sumDest(&k.Sums)...)...)
+		})
+		return res, err
 	}
 	rows, err := tx.Query(ctx, windowSQL("by_key.sql", q.Dim, filtered, q.PerAgent), append(args, limit)...)
 	if err != nil {

@@ -28,7 +28,11 @@ ALTER TABLE rollup_week
 
 -- The model dimension now also keeps per-agent rows hourly (agents × models
 -- is small), so the agent summary reads every agent's models over a window
--- from rollups, edge hours included, instead of a day of raw events.
+-- from rollups, edge hours included, instead of a day of raw events. That
+-- read (agent_name <> '') cannot range over the primary key's bucket, which
+-- follows agent_name: these indexes find the window's rows by bucket.
+CREATE INDEX rollup_hour_model_agents_idx ON rollup_hour (project_id, bucket) WHERE dim = 'model' AND agent_name <> '';
+CREATE INDEX rollup_day_model_agents_idx ON rollup_day (project_id, bucket) WHERE dim = 'model' AND agent_name <> '';
 CREATE OR REPLACE FUNCTION llmcost_rebuild_rollups(p uuid, below bigint) RETURNS void LANGUAGE plpgsql AS $fn$
 DECLARE
     d record;
