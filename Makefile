@@ -47,6 +47,7 @@ test: build ## run every test, the PostgreSQL-backed and end-to-end ones include
 	@scripts/ensure-postgres --tests
 	@scripts/ensure-redis
 	@scripts/ensure-promtool
+	@scripts/ensure-chromium
 	$(GO) vet ./...
 	$(GO) test -count=1 -timeout 15m ./...
 	@$(MAKE) --no-print-directory fuzz FUZZLONG=$(FUZZTIME)
@@ -75,3 +76,8 @@ tidy: ## go mod tidy
 .PHONY: bench-analytics
 bench-analytics: build ## seed (or reuse) 10 M events, time every analytics report over HTTP, ingest vs COPY
 	$(GO) test -count=1 -run '^$$' -bench BenchmarkAnalytics -benchtime 1x -timeout 180m ./test/bench/
+
+.PHONY: bench-pages
+bench-pages: build ## seed (or reuse) the bench-analytics dataset and time every dashboard page (target: 300 ms each at 10 M events)
+	@scripts/ensure-postgres --tests
+	$(GO) test -count=1 -run '^$$' -bench BenchmarkDashboardPages -benchtime 1x -timeout 180m ./test/bench/

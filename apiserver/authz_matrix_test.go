@@ -108,6 +108,11 @@ var matrix = map[string]matrixEntry{
 	// No runs in the matrix's project: a caller who may read gets 404 too.
 	"GET /v1/analytics/workflows/distribution": {query: "?project_id={project_id}", want: want(404, 404, 404, 404, 404, 404, 401, 404, 403)},
 	"GET /v1/analytics/traces/{trace_id}":      {query: "?project_id={project_id}", want: want(404, 404, 404, 404, 404, 404, 401, 404, 403)},
+	"GET /v1/analytics/agents/summary":         {query: "?project_id={project_id}", want: projectData},
+	// No agent made a call in the matrix's project: readers get 404 too.
+	"GET /v1/analytics/agents/{agent_name:.+}": {query: "?project_id={project_id}", want: want(404, 404, 404, 404, 404, 404, 401, 404, 403)},
+	"GET /v1/optimizations":                    {query: "?project_id={project_id}", want: projectData},
+	"GET /v1/optimizations/summary":            {query: "?project_id={project_id}", want: projectData},
 
 	"GET /v1/guardrails":            {query: "?project_id={project_id}", want: projectData},
 	"GET /v1/guardrails/compliance": {query: "?project_id={project_id}", want: projectData},
@@ -164,4 +169,29 @@ var matrix = map[string]matrixEntry{
 	"POST /v1/projects/{project_id}/invitations/accept":  {want: want(200, 200, 200, 200, 200, 404, 401, 401, 401)},
 	"POST /v1/projects/{project_id}/invitations/decline": {want: want(404, 404, 404, 404, 204, 404, 401, 401, 401)},
 	"POST /v1/projects/{project_id}/leave":               {want: want(400, 204, 204, 204, 404, 404, 401, 401, 401)},
+
+	// The dashboard reads its session from cookies only: a bearer credential
+	// opens no page (303 to sign in) and no form passes without its CSRF
+	// token (403). Per-role access with cookies: dashboard_test.go.
+	"GET /":                       {want: every(303)},
+	"GET /login":                  {want: every(200)},
+	"POST /login":                 {want: every(403)},
+	"GET /register":               {want: every(200)},
+	"POST /register":              {want: every(403)},
+	"POST /logout":                {want: every(403)},
+	"GET /agents":                 {want: every(303)},
+	"GET /agents/{agent_name:.+}": {want: every(303)},
+	"GET /optimizations":          {want: every(303)},
+	"GET /workflows":              {want: every(303)},
+	"GET /traces":                 {want: every(303)},
+	"GET /traces/{trace_id}":      {want: every(303)},
+	"GET /guardrails":             {want: every(303)},
+	"GET /models":                 {want: every(303)},
+	"GET /settings":               {want: every(303)},
+	"POST /settings/key/rotate":   {want: every(403)},
+	"POST /settings/members":      {want: every(403)},
+	"POST /settings/webhook":      {want: every(403)},
+	"POST /settings/webhook/test": {want: every(403)},
+	"POST /settings/budget":       {want: every(403)},
+	"GET /static/{file}":          {want: every(200)},
 }

@@ -1,6 +1,7 @@
 package apiserver
 
 import (
+	"context"
 	"net/http"
 	"sort"
 	"time"
@@ -21,36 +22,60 @@ func (s *Server) compliance(r *http.Request) (Compliance, error) {
 	if err != nil {
 		return Compliance{}, err
 	}
-	ctx, project, now := r.Context(), callerOf(r).ProjectID, s.Now().UTC()
-	from, to := now.Add(-rng.Duration()).Truncate(day), now.Truncate(day).Add(day)
-	rows, err := s.DB.Guardrails(ctx, project)
+	cr, err := s.readCompliance(r.Context(), callerOf(r).ProjectID, rng, nil)
 	if err != nil {
 		return Compliance{}, err
 	}
-	tags, err := s.DB.ToolTags(ctx, project)
-	if err != nil {
-		return Compliance{}, err
-	}
-	pol := guardrail.Policy{Tags: map[string]guardrail.Access{}}
-	agents := make([]string, len(rows))
-	for i, g := range rows {
-		agents[i] = g.AgentName
-	}
-	out := Compliance{Agents: make([]AgentCompliance, len(rows)), ToolTags: make([]ToolTag, len(tags)),
-		StartTime: ts(from), EndTime: ts(now)}
-	for i, t := range tags {
-		pol.Tags[t.ToolName] = t.Access
+	out := Compliance{Agents: make([]AgentCompliance, len(cr.rows)), ToolTags: make([]ToolTag, len(cr.tags)),
+		StartTime: ts(cr.from), EndTime: ts(cr.now)}
+	for i, t := range cr.tags {
 		out.ToolTags[i] = ToolTag{ToolName: t.ToolName, Access: string(t.Access)}
 	}
-	data, err := s.DB.ReadCompliance(ctx, project, agents, from, to)
-	if err != nil {
-		return Compliance{}, err
-	}
-	out.TotalCalls, out.ToolTrackedCalls = data.ProjectCalls, data.ToolCalls
-	for i, g := range rows {
-		out.Agents[i] = agentCompliance(g, pol, data, from, to)
+	out.TotalCalls, out.ToolTrackedCalls = cr.data.ProjectCalls, cr.data.ToolCalls
+	for i, g := range cr.rows {
+		out.Agents[i] = agentCompliance(g, cr.pol, cr.data, cr.from, cr.to)
 	}
 	return out, nil
+}
+
+// complianceRead is what judging the guardrails over a range reads: the
+// guardrails, the tool tags and the usage over whole UTC days [from, to).
+type complianceRead struct {
+	rows     []postgres.GuardrailRow
+	tags     []postgres.ToolTag
+	pol      guardrail.Policy
+	data     postgres.ComplianceData
+	from, to time.Time
+	now      time.Time
+}
+
+// readCompliance reads the compliance of the project's guardrails over
+// rng; only (when not nil) keeps the guardrails of those agents.
+func (s *Server) readCompliance(ctx context.Context, project string, rng analytics.Range, only map[string]bool) (complianceRead, error) {
+	now := s.Now().UTC()
+	cr := complianceRead{from: now.Add(-rng.Duration()).Truncate(day), to: now.Truncate(day).Add(day), now: now,
+		pol: guardrail.Policy{Tags: map[string]guardrail.Access{}}}
+	rows, err := s.DB.Guardrails(ctx, project)
+	if err != nil {
+		return cr, err
+	}
+	for _, g := range rows {
+		if only == nil || only[g.AgentName] {
+			cr.rows = append(cr.rows, g)
+		}
+	}
+	if cr.tags, err = s.DB.ToolTags(ctx, project); err != nil {
+		return cr, err
+	}
+	for _, t := range cr.tags {
+		cr.pol.Tags[t.ToolName] = t.Access
+	}
+	agents := make([]string, len(cr.rows))
+	for i, g := range cr.rows {
+		agents[i] = g.AgentName
+	}
+	cr.data, err = s.DB.ReadCompliance(ctx, project, agents, cr.from, cr.to)
+	return cr, err
 }
 
 // agentData is one agent's share of the compliance read.

@@ -25,7 +25,9 @@ func (s *Server) mirrorRoutes() []route {
 }
 
 // originRoutes need the database. Specific paths come before parameterised
-// ones (/v1/projects/me before /v1/projects/{project_id}).
+// ones (/v1/projects/me before /v1/projects/{project_id}). Agent names may
+// contain "/" (sent as %2F, which the router sees decoded), so
+// {agent_name} spans segments like {model_name}, after agents/summary.
 func (s *Server) originRoutes() []route {
 	return []route{
 		post("/v1/pricing/import", deploymentAdmin, s.importPricing),
@@ -73,6 +75,8 @@ func (s *Server) originRoutes() []route {
 
 		get("/v1/analytics/overview", projectParam(access.ViewAnalytics), read(s.analyticsOverview)),
 		get("/v1/analytics/agents", projectParam(access.ViewAnalytics), read(s.analyticsAgents)),
+		get("/v1/analytics/agents/summary", projectParam(access.ViewAnalytics), read(s.analyticsAgentSummary)),
+		get("/v1/analytics/agents/{agent_name:.+}", projectParam(access.ViewAnalytics), read(s.analyticsAgentDetail)),
 		get("/v1/analytics/models", projectParam(access.ViewAnalytics), read(s.analyticsModels)),
 		get("/v1/analytics/timeseries", projectParam(access.ViewAnalytics), read(s.analyticsTimeseries)),
 		get("/v1/analytics/full", projectParam(access.ViewAnalytics), read(s.analyticsFull)),
@@ -86,6 +90,9 @@ func (s *Server) originRoutes() []route {
 		get("/v1/analytics/workflows/distribution", projectParam(access.ViewAnalytics), read(s.analyticsDistribution)),
 		get("/v1/analytics/traces", projectParam(access.ViewAnalytics), read(s.analyticsTraces)),
 		get("/v1/analytics/traces/{trace_id}", projectParam(access.ViewAnalytics), read(s.analyticsTrace)),
+
+		get("/v1/optimizations", projectParam(access.ViewAnalytics), read(s.optimizations)),
+		get("/v1/optimizations/summary", projectParam(access.ViewAnalytics), read(s.optimizationSummary)),
 
 		get("/v1/guardrails", projectParam(access.ViewAnalytics), read(s.listGuardrails)),
 		get("/v1/guardrails/policy", apiKey(access.ViewAnalytics), s.guardrailPolicy),
@@ -102,5 +109,35 @@ func (s *Server) originRoutes() []route {
 		get("/v1/notifications", session, read(s.listNotifications)),
 		post("/v1/notifications/{notification_id}/read", session, s.readNotification),
 		get("/v1/metrics", projectParam(access.ViewAnalytics), s.metrics),
+	}
+}
+
+// dashboardRoutes are the web dashboard (docs/dashboard.md): pages are
+// GET, forms are POST with the CSRF check of the form guard. Pages read
+// and forms write through the routes above, in process; none has a query
+// of its own. The mirror does not serve them.
+func (s *Server) dashboardRoutes() []route {
+	return []route{
+		get("/", browserPage, s.page("overview", "Overview", s.overviewPage)),
+		get("/login", browserPage, s.loginPage),
+		post("/login", browserForm, s.loginForm),
+		get("/register", browserPage, s.registerPage),
+		post("/register", browserForm, s.registerForm),
+		post("/logout", browserForm, s.logoutForm),
+		get("/agents", browserPage, s.page("agents", "Agents", s.agentsPage)),
+		get("/agents/{agent_name:.+}", browserPage, s.page("agents", "Agent", s.agentPage)),
+		get("/optimizations", browserPage, s.page("optimizations", "Optimisations", s.optimizationsPage)),
+		get("/workflows", browserPage, s.page("workflows", "Workflows", s.workflowsPage)),
+		get("/traces", browserPage, s.page("traces", "Traces", s.tracesPage)),
+		get("/traces/{trace_id}", browserPage, s.page("traces", "Trace", s.tracePage)),
+		get("/guardrails", browserPage, s.page("guardrails", "Guardrails", s.guardrailsPage)),
+		get("/models", browserPage, s.page("models", "Models and cache", s.modelsPage)),
+		get("/settings", browserPage, s.page("settings", "Settings", s.settingsPage)),
+		post("/settings/key/rotate", browserForm, s.page("settings", "New API key", s.rotateForm)),
+		post("/settings/members", browserForm, s.settingsForm(s.inviteForm)),
+		post("/settings/webhook", browserForm, s.settingsForm(s.webhookForm)),
+		post("/settings/webhook/test", browserForm, s.settingsForm(s.webhookTestForm)),
+		post("/settings/budget", browserForm, s.settingsForm(s.budgetForm)),
+		get("/static/{file}", public, serveStatic),
 	}
 }

@@ -60,7 +60,7 @@ func TestAllowListsThePathsMethods(t *testing.T) {
 
 func TestUnknownPathIs404Envelope(t *testing.T) {
 	e := newEnv(t)
-	for _, path := range []string{"/", "/v1", "/v1/nothing", "/v2/health", "/v1/projects/x/y/z"} {
+	for _, path := range []string{"/nothing", "/v1", "/v1/nothing", "/v2/health", "/v1/projects/x/y/z"} {
 		r := e.do(http.MethodGet, path, "", nil)
 		if r.Status != http.StatusNotFound || r.obj("error")["code"] != "not_found" {
 			t.Errorf("GET %s: %d %s", path, r.Status, r.Raw)

@@ -1,6 +1,7 @@
 package apiserver
 
 import (
+	"context"
 	"net/http"
 
 	"github.com/gorilla/mux"
@@ -109,27 +110,36 @@ func (s *Server) analyticsDistribution(r *http.Request) (Distribution, error) {
 	if err != nil {
 		return Distribution{}, err
 	}
+	d, _, err := s.readDistribution(r.Context(), q, buckets)
+	return d, err
+}
+
+// readDistribution reads the per-run cost distribution of q's workflow (by
+// default its highest-spend one; none with runs is 404), as the record and
+// as the figures (the agent detail's tail cost reads them).
+func (s *Server) readDistribution(ctx context.Context, q postgres.RunQuery, buckets int) (Distribution, runs.Distribution, error) {
 	if !q.HasWorkflow {
-		name, ok, err := s.DB.TopWorkflow(r.Context(), q)
+		name, ok, err := s.DB.TopWorkflow(ctx, q)
 		if err != nil {
-			return Distribution{}, err
+			return Distribution{}, runs.Distribution{}, err
 		}
 		if !ok {
-			return Distribution{}, apierr.New(apierr.NotFound, "no workflow has runs in this window")
+			return Distribution{}, runs.Distribution{}, apierr.New(apierr.NotFound, "no workflow has runs in this window")
 		}
 		q.Workflow, q.HasWorkflow = name, true
 	}
 	q.Limit = maxDistributionRuns + 1
-	costs, err := s.DB.RunCosts(r.Context(), q)
+	costs, err := s.DB.RunCosts(ctx, q)
 	if err != nil {
-		return Distribution{}, err
+		return Distribution{}, runs.Distribution{}, err
 	}
 	if len(costs) == 0 {
-		return Distribution{}, apierr.Newf(apierr.NotFound, "workflow %q has no runs in this window", q.Workflow)
+		return Distribution{}, runs.Distribution{}, apierr.Newf(apierr.NotFound, "workflow %q has no runs in this window", q.Workflow)
 	}
 	truncated := len(costs) > maxDistributionRuns
 	costs = costs[:min(len(costs), maxDistributionRuns)]
-	return distribution(q.Workflow, runs.Distribute(costs, buckets), truncated), nil
+	d := runs.Distribute(costs, buckets)
+	return distribution(q.Workflow, d, truncated), d, nil
 }
 
 // analyticsTraces is GET /v1/analytics/traces: the most expensive runs.

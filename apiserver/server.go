@@ -102,11 +102,12 @@ func New(d Deps) *Server {
 	}
 	s := &Server{Deps: d, slots: map[Slot]*slotHolder{}, offMirror: map[*mux.Route]bool{}}
 	s.acct = newAccountState(d.Now, d.MailLimits)
-	mirror, origin := s.mirrorRoutes(), s.originRoutes()
-	s.table = append(mirror, origin...)
+	mirror, origin, dash := s.mirrorRoutes(), s.originRoutes(), s.dashboardRoutes()
+	s.table = append(append(mirror, origin...), dash...)
 	s.router = mux.NewRouter()
 	s.mount(mirror, true)
 	s.mount(origin, !d.Mirror)
+	s.mount(dash, !d.Mirror)
 	s.router.NotFoundHandler = respond.Handler(s.Logger, notFound)
 	s.router.MethodNotAllowedHandler = respond.Handler(s.Logger, s.methodNotAllowed)
 	return s

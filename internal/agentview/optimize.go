@@ -25,11 +25,13 @@ const PromptCacheMinTokens = 1024
 
 // ModelUsage is one agent's use of one model over the 30-day window.
 type ModelUsage struct {
-	Model           string
-	Calls           int64
-	CostNano        int64
-	Tokens          Tokens
-	MaxOutputTokens int64
+	Model    string
+	Calls    int64
+	CostNano int64
+	Tokens   Tokens
+	// OutputOver16Calls and OutputOver256Calls count the calls whose
+	// output exceeded ClassificationMaxOutput and ShortOutputMax tokens.
+	OutputOver16Calls, OutputOver256Calls int64
 	// RepeatedPromptTokens are the input tokens of calls whose prompt
 	// repeats an earlier call's prompt of the window.
 	RepeatedPromptTokens int64
@@ -92,15 +94,15 @@ func Suggest(cat *pricing.Catalogue, agents []AgentUsage) []Suggestion {
 }
 
 func downgrade(cat *pricing.Catalogue, a AgentUsage, m ModelUsage) (Suggestion, bool) {
-	classify := m.Calls >= ClassificationMinCalls && m.MaxOutputTokens <= ClassificationMaxOutput
-	if !classify && (m.Calls == 0 || m.MaxOutputTokens > ShortOutputMax) {
+	classify := m.Calls >= ClassificationMinCalls && m.OutputOver16Calls == 0
+	if !classify && (m.Calls == 0 || m.OutputOver256Calls > 0) {
 		return Suggestion{}, false
 	}
 	d, ok := DowngradeSaving(cat, m.Model, m.CostNano, m.Tokens)
 	if !ok {
 		return Suggestion{}, false
 	}
-	why := fmt.Sprintf("its outputs never exceed %d tokens", m.MaxOutputTokens)
+	why := fmt.Sprintf("its outputs never exceed %d tokens", ShortOutputMax)
 	if classify {
 		why = "its calls are classification-like"
 	}

@@ -33,7 +33,7 @@ func TestPriority(t *testing.T) {
 func TestModelDowngradeSavingsAreTheSameTokensAtTheSibling(t *testing.T) {
 	cat := pricing.Builtin()
 	a := AgentUsage{Agent: "triage", CostNano: 3_015_000_000, Models: []ModelUsage{{
-		Model: "claude-sonnet-4-5", Calls: 100, CostNano: 3_015_000_000, MaxOutputTokens: 10,
+		Model: "claude-sonnet-4-5", Calls: 100, CostNano: 3_015_000_000,
 		Tokens: Tokens{Input: 1_000_000, Output: 1_000}}}}
 	got := Suggest(cat, []AgentUsage{a})
 	if len(got) != 1 {
@@ -56,13 +56,13 @@ func TestModelDowngradeSavingsAreTheSameTokensAtTheSibling(t *testing.T) {
 
 func TestDowngradeNeedsShortOutputsAndACheaperSibling(t *testing.T) {
 	cat := pricing.Builtin()
-	long := ModelUsage{Model: "gpt-4o", Calls: 500, CostNano: 1_000_000_000, MaxOutputTokens: ShortOutputMax + 1,
+	long := ModelUsage{Model: "gpt-4o", Calls: 500, CostNano: 1_000_000_000, OutputOver16Calls: 500, OutputOver256Calls: 1,
 		Tokens: Tokens{Input: 100_000, Output: 50_000}}
-	noLadder := ModelUsage{Model: "claude-haiku-4-5", Calls: 500, CostNano: 1_000_000_000, MaxOutputTokens: 5,
+	noLadder := ModelUsage{Model: "claude-haiku-4-5", Calls: 500, CostNano: 1_000_000_000,
 		Tokens: Tokens{Input: 100_000, Output: 500}}
-	unknown := ModelUsage{Model: "in-house-7b", Calls: 500, CostNano: 1_000_000_000, MaxOutputTokens: 5}
+	unknown := ModelUsage{Model: "in-house-7b", Calls: 500, CostNano: 1_000_000_000}
 	// Billed below the sibling's price (a client-sent cost): no saving, no suggestion.
-	cheapAlready := ModelUsage{Model: "gpt-4o", Calls: 500, CostNano: 1, MaxOutputTokens: 5,
+	cheapAlready := ModelUsage{Model: "gpt-4o", Calls: 500, CostNano: 1,
 		Tokens: Tokens{Input: 100_000, Output: 500}}
 	got := Suggest(cat, []AgentUsage{{Agent: "a", CostNano: 4_000_000_001,
 		Models: []ModelUsage{long, noLadder, unknown, cheapAlready}}})
@@ -98,7 +98,7 @@ func TestPromptCacheAndWasteSuggestions(t *testing.T) {
 	cat := pricing.Builtin()
 	a := AgentUsage{Agent: "writer", CostNano: 100_000_000_000, RepeatedCost: 3_000_000_000, RepeatedRuns: 4,
 		FailedCalls: 2, FailedCost: 4_000_000_000,
-		Models: []ModelUsage{{Model: "gpt-4o", Calls: 40, CostNano: 100_000_000_000, MaxOutputTokens: 4000,
+		Models: []ModelUsage{{Model: "gpt-4o", Calls: 40, CostNano: 100_000_000_000, OutputOver16Calls: 40, OutputOver256Calls: 40,
 			Tokens: Tokens{Input: 3_000_000, Output: 500_000}, RepeatedPromptTokens: 2_000_000}}}
 	cached := a
 	cached.Agent = "cached"

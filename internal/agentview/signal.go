@@ -31,16 +31,18 @@ const (
 // SignalInput is what the signal of one agent is judged on, over the window.
 // Money is nano-USD.
 type SignalInput struct {
-	CostNano        int64
-	Calls           int64
-	TracedCalls     int64 // calls carrying a trace_id
-	MaxOutputTokens int64 // largest output of any call
-	Breaches        int64 // guardrail breaches in the window
-	BreachCostNano  int64 // cost of the breaching calls
-	RepeatedCost    int64
-	RepeatedRuns    int64
-	FailedCalls     int64
-	FailedCost      int64
+	CostNano    int64
+	Calls       int64
+	TracedCalls int64 // calls carrying a trace_id
+	// OutputOver16Calls are the calls whose output exceeded
+	// ClassificationMaxOutput tokens (a rollup count: none means "never").
+	OutputOver16Calls int64
+	Breaches          int64 // guardrail breaches in the window
+	BreachCostNano    int64 // cost of the breaching calls
+	RepeatedCost      int64
+	RepeatedRuns      int64
+	FailedCalls       int64
+	FailedCost        int64
 	// Cheaper is the cheapest same-provider sibling's saving over the
 	// agent's calls; nil when the ladder has none for its models.
 	Cheaper *Downgrade
@@ -80,7 +82,7 @@ func ChooseSignal(in SignalInput) Signal {
 			fmt.Sprintf("Failed calls are %s of spend", percentText(in.FailedCost, in.CostNano)),
 			fmt.Sprintf("%d failed call(s) still billed $%s. Fix the cause of the failures or stop retrying them blindly.",
 				in.FailedCalls, pricing.FormatUSD(in.FailedCost)))
-	case in.Calls >= ClassificationMinCalls && in.MaxOutputTokens <= ClassificationMaxOutput:
+	case in.Calls >= ClassificationMinCalls && in.OutputOver16Calls == 0:
 		return classification(in)
 	case in.Calls > 0 && in.TracedCalls == 0:
 		return Signal{Kind: KindUntraced, Title: "No call carries a trace",

@@ -24,6 +24,12 @@ type Sums struct {
 	ReadSavingsNano  int64
 	WritePremiumNano int64
 	EventsWithCache  int64
+	// The agent view's figures (migration 0013): cost of failed calls,
+	// calls with a trace_id, calls whose output exceeded 16 and 256 tokens.
+	FailedCostNano     int64
+	TracedCalls        int64
+	OutputOver16Calls  int64
+	OutputOver256Calls int64
 }
 
 // Add adds o to s.
@@ -43,6 +49,10 @@ func (s *Sums) Add(o Sums) {
 	s.ReadSavingsNano += o.ReadSavingsNano
 	s.WritePremiumNano += o.WritePremiumNano
 	s.EventsWithCache += o.EventsWithCache
+	s.FailedCostNano += o.FailedCostNano
+	s.TracedCalls += o.TracedCalls
+	s.OutputOver16Calls += o.OutputOver16Calls
+	s.OutputOver256Calls += o.OutputOver256Calls
 }
 
 // Keyed are the sums of one key (an agent, a model, a user…).

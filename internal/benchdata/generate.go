@@ -233,10 +233,10 @@ func mix(x uint64) uint64 {
 }
 
 // Price sets what the cost processor sets on a call sent without a cost:
-// the catalogue's price at the call's time as cost and catalogue cost,
-// priced, the catalogue version and rate period, and the call's cache
-// savings; an unknown model costs 0 with
-// catalogue cost −1 and no savings.
+// the catalogue's price (with the rates of the dated period in force at the
+// call, named in PricePeriod) as cost and catalogue cost, priced, the
+// catalogue version and the call's cache savings; an unknown model costs 0
+// with catalogue cost −1 and no savings.
 func Price(cat *pricing.Catalogue, ev *event.Event) {
 	ev.PriceVersion = cat.Version()
 	entry, ok := cat.Lookup(ev.Model)
@@ -246,8 +246,6 @@ func Price(cat *pricing.Catalogue, ev *event.Event) {
 		ev.CostNano, ev.CatalogueCostNano = 0, -1
 		return
 	}
-	// The rates in force at the call's time, and their period, as the cost
-	// processor stamps them (llmcost.price_period).
 	entry, ev.PricePeriod = entry.At(ev.Timestamp)
 	u := pricing.Usage{Input: ev.InputTokens, Output: ev.OutputTokens, Cached: ev.CachedTokens,
 		CacheWrite: ev.CacheWriteTokens, CacheWrite1h: ev.CacheWrite1hTokens}

@@ -38,20 +38,37 @@ var sumList = func() string {
 }()
 
 // windowSQL builds a report query: the window CTE for dim and filter
-// followed by the grouping of report (by_key.sql or by_bucket.sql). The
-// texts are few and fixed, so pgx caches one prepared statement each.
-func windowSQL(report, dim string, filtered bool) string {
-	rollupAgent, rawAgent := "agent_name = $3", "$3::text = ''"
-	if filtered {
+// followed by the grouping of report (by_key.sql, by_bucket.sql or
+// by_key_bucket.sql). The texts are few and fixed, so pgx caches one
+// prepared statement each. perAgent keys every agent's rows by agent and
+// key (agentKeySep between them) instead of reading the all-agents rows.
+func windowSQL(report, dim string, filtered, perAgent bool) string {
+	rollupKey, rollupAgent, rawKey, rawAgent := "key", "agent_name = $3", rawKeys[dim], "$3::text = ''"
+	switch {
+	case perAgent:
+		// dim = 'model' AND agent_name <> '': the partial indexes of 0013.
+		rollupKey, rollupAgent = "agent_name || chr(31) || key", "agent_name <> ''"
+		rawKey = "e.agent_name || chr(31) || " + rawKeys[dim]
+	case filtered:
 		rawAgent = "e.agent_name = $3"
 		if dim == "agent" {
 			rollupAgent = "agent_name = '' AND key = $3"
 		}
 	}
-	r := strings.NewReplacer("{{PRE}}", "", "{{DAY_KEYS}}", "true", "{{ROLLUP_DIM}}", "dim = $2", "{{ROLLUP_AGENT}}", rollupAgent,
-		"{{RAW_DIM}}", "$2::text", "{{RAW_KEY}}", rawKeys[dim], "{{RAW_FROM}}", "events e",
+	r := strings.NewReplacer("{{PRE}}", "", "{{DAY_KEYS}}", "true", "{{ROLLUP_DIM}}", "dim = $2",
+		"{{ROLLUP_KEY}}", rollupKey, "{{ROLLUP_AGENT}}", rollupAgent,
+		"{{RAW_DIM}}", "$2::text", "{{RAW_KEY}}", rawKey, "{{RAW_FROM}}", "events e",
 		"{{RAW_AGENT}}", rawAgent, "{{SUMS}}", sumList)
 	return r.Replace(mustQuery("window.sql") + mustQuery(report))
+}
+
+// agentKeySep separates the agent from the key in a PerAgent read's keys.
+const agentKeySep = "\x1f"
+
+// SplitAgentKey splits a PerAgent read's key into the agent and the key.
+func SplitAgentKey(k string) (agent, key string) {
+	agent, key, _ = strings.Cut(k, agentKeySep)
+	return agent, key
 }
 
 // WindowQuery is one report read over a decomposed window.
@@ -66,6 +83,12 @@ type WindowQuery struct {
 	BucketWidth time.Duration
 	// Limit caps a by-key read after sorting (0: every key).
 	Limit int
+	// PerAgent reads every agent's rows of Dim (model only: the dimension
+	// with hourly per-agent rows), keyed "agent\x1fkey" (SplitAgentKey),
+	// unordered and unlimited (AllCostNano stays 0): the caller sorts.
+	PerAgent bool
+	// KeyBuckets groups by key and time bucket of BucketWidth (KeyPoints).
+	KeyBuckets bool
 }
 
 // WindowResult is what one WindowQuery read.
@@ -78,6 +101,14 @@ type WindowResult struct {
 	AllCostNano int64
 	// Points are the non-empty buckets, unordered.
 	Points []analytics.Point
+	// KeyPoints are the non-empty (key, bucket) sums of a KeyBuckets read.
+	KeyPoints []KeyPoint
+}
+
+// KeyPoint is the sums of one key in one time bucket.
+type KeyPoint struct {
+	Key string
+	analytics.Point
 }
 
 // ReadWindows runs report reads in one REPEATABLE READ read-only
@@ -89,6 +120,9 @@ func (db *DB) ReadWindows(ctx context.Context, qs ...WindowQuery) ([]WindowResul
 	for _, q := range qs {
 		if _, ok := rawKeys[q.Dim]; !ok {
 			return nil, apierr.Newf(apierr.NotFound, "no analytics dimension %q", q.Dim)
+		}
+		if q.PerAgent && q.Dim != "model" {
+			return nil, fmt.Errorf("analytics: a per-agent read of %q: only model has hourly per-agent rows", q.Dim)
 		}
 	}
 	out := make([]WindowResult, len(qs))
@@ -131,9 +165,10 @@ type rowsQuerier interface {
 }
 
 // segmentsFor moves the hourly parts of a window to the raw parts when the
-// read has no hourly rollups: per-agent rows are daily only, so a report
-// by model, billing, user, session, workflow or tool narrowed to one agent
-// reads that agent's edge hours from events.
+// read has no hourly rollups: per-agent rows are daily only (but for the
+// model dimension, migration 0013), so a report by billing, user, session,
+// workflow or tool narrowed to one agent reads that agent's edge hours
+// from events.
 //
 // Only the user dimension has weekly rows: for any other, whole weeks are
 // read as days.
@@ -142,7 +177,7 @@ func segmentsFor(q WindowQuery) analytics.Segments {
 	if q.Dim != "user" && !s.Weeks.Empty() {
 		s.Days.End, s.Weeks, s.DaysTail = s.DaysTail.End, analytics.Span{}, analytics.Span{}
 	}
-	if q.AgentName == "" || q.Dim == "agent" {
+	if q.AgentName == "" || q.Dim == "agent" || q.Dim == "model" {
 		return s
 	}
 	if !s.HourHead.Empty() {
@@ -170,8 +205,23 @@ func readWindow(ctx context.Context, tx rowsQuerier, q WindowQuery, watermark in
 		return readSessionTop(ctx, tx, args, q.Limit)
 	}
 	var res WindowResult
+	filtered := q.AgentName != ""
+	if q.KeyBuckets {
+		rows, err := tx.Query(ctx, windowSQL("by_key_bucket.sql", q.Dim, filtered, q.PerAgent),
+			append(args, q.BucketWidth.Seconds())...)
+		if err != nil {
+			return res, err
+		}
+		res.KeyPoints, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (KeyPoint, error) {
+			var p KeyPoint
+			err := r.Scan(append([]any{&p.Key, &p.Bucket}, sumDest(&p.Sums)...)...)
+			p.Bucket = p.Bucket.UTC()
+			return p, err
+		})
+		return res, err
+	}
 	if q.BucketWidth > 0 {
-		rows, err := tx.Query(ctx, windowSQL("by_bucket.sql", q.Dim, q.AgentName != ""),
+		rows, err := tx.Query(ctx, windowSQL("by_bucket.sql", q.Dim, filtered, q.PerAgent),
 			append(args, q.BucketWidth.Seconds())...)
 		if err != nil {
 			return res, err
@@ -189,7 +239,18 @@ func readWindow(ctx context.Context, tx rowsQuerier, q WindowQuery, watermark in
 		l := int64(q.Limit)
 		limit = &l
 	}
-	rows, err := tx.Query(ctx, windowSQL("by_key.sql", q.Dim, q.AgentName != ""), append(args, limit)...)
+	if q.PerAgent {
+		rows, err := tx.Query(ctx, windowSQL("by_key_sum.sql", q.Dim, filtered, true), args...)
+		if err != nil {
+			return res, err
+		}
+		res.Keys, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (analytics.Keyed, error) {
+			var k analytics.Keyed
+			return k, r.Scan(append([]any{&k.Key}, sumDest(&k.Sums)...)...)
+		})
+		return res, err
+	}
+	rows, err := tx.Query(ctx, windowSQL("by_key.sql", q.Dim, filtered, q.PerAgent), append(args, limit)...)
 	if err != nil {
 		return res, err
 	}
@@ -205,5 +266,6 @@ func readWindow(ctx context.Context, tx rowsQuerier, q WindowQuery, watermark in
 func sumDest(s *analytics.Sums) []any {
 	return []any{&s.Calls, &s.InputTokens, &s.OutputTokens, &s.CachedTokens, &s.CacheWriteTokens,
 		&s.TotalTokens, &s.CostNano, &s.SubscriptionNano, &s.LatencySum, &s.LatencyCount, &s.SuccessCalls,
-		&s.UnpricedCalls, &s.ReadSavingsNano, &s.WritePremiumNano, &s.EventsWithCache}
+		&s.UnpricedCalls, &s.ReadSavingsNano, &s.WritePremiumNano, &s.EventsWithCache, &s.FailedCostNano, &s.TracedCalls,
+		&s.OutputOver16Calls, &s.OutputOver256Calls}
 }

@@ -30,7 +30,9 @@ var savingsSQL = `WITH u AS (
     0::bigint AS cache_write_tokens, 0::bigint AS total_tokens, 0::bigint AS cost_nano,
     0::bigint AS subscription_nano, 0::bigint AS latency_sum, 0::bigint AS latency_count,
     0::bigint AS success_calls, 0::bigint AS unpriced_calls, rs - read_savings_nano AS read_savings_nano,
-    wp - write_premium_nano AS write_premium_nano, 0::bigint AS events_with_cache
+    wp - write_premium_nano AS write_premium_nano, 0::bigint AS events_with_cache,
+    0::bigint AS failed_cost_nano, 0::bigint AS traced_calls, 0::bigint AS output_over_16_calls,
+    0::bigint AS output_over_256_calls
   FROM old WHERE tx < $5
 )` + rollupUpsert() + `
 SELECT (SELECT count(*) FROM upd)`

@@ -40,7 +40,7 @@ var fullSQL = func() string {
 		named[i] = "sum(" + c + ")::bigint AS " + c
 	}
 	r := strings.NewReplacer("{{PRE}}", "", "{{DAY_KEYS}}", "true", "{{ROLLUP_DIM}}", "dim = ANY($2::text[])",
-		"{{ROLLUP_AGENT}}", "agent_name = $3",
+		"{{ROLLUP_KEY}}", "key", "{{ROLLUP_AGENT}}", "agent_name = $3",
 		"{{RAW_DIM}}", "d.dim", "{{RAW_KEY}}", "d.key",
 		"{{RAW_FROM}}", "events e CROSS JOIN LATERAL (VALUES ('agent', e.agent_name), ('model', e.model)) AS d(dim, key)",
 		"{{RAW_AGENT}}", "$3::text = ''", "{{SUMS}}", sumList, "{{NAMED_SUMS}}", strings.Join(named, ", "),

@@ -190,7 +190,9 @@ var repriceSQL = `WITH u AS (
     CASE WHEN billing = 'subscription' THEN c - cost_nano ELSE 0 END AS subscription_nano,
     0::bigint AS latency_sum, 0::bigint AS latency_count, 0::bigint AS success_calls,
     -(NOT priced)::int::bigint AS unpriced_calls, rs - read_savings_nano AS read_savings_nano,
-    wp - write_premium_nano AS write_premium_nano, 0::bigint AS events_with_cache
+    wp - write_premium_nano AS write_premium_nano, 0::bigint AS events_with_cache,
+    CASE WHEN success THEN 0 ELSE c - cost_nano END AS failed_cost_nano, 0::bigint AS traced_calls,
+    0::bigint AS output_over_16_calls, 0::bigint AS output_over_256_calls
   FROM old WHERE tx < $9
 )` + rollupUpsert() + `
 SELECT (SELECT count(*) FROM upd), ` + runKeysOf("upd")

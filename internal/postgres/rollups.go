@@ -16,7 +16,8 @@ import (
 // rollupSums are the summed columns of a rollup row, in table order.
 var rollupSums = []string{"calls", "input_tokens", "output_tokens", "cached_tokens", "cache_write_tokens",
 	"total_tokens", "cost_nano", "subscription_nano", "latency_sum", "latency_count", "success_calls",
-	"unpriced_calls", "read_savings_nano", "write_premium_nano", "events_with_cache"}
+	"unpriced_calls", "read_savings_nano", "write_premium_nano", "events_with_cache", "failed_cost_nano",
+	"traced_calls", "output_over_16_calls", "output_over_256_calls"}
 
 // contribution is what one events row (alias e) adds to its rollup rows:
 // the key columns, then one value per rollupSums entry.
@@ -29,7 +30,11 @@ func contribution(e string) string {
     coalesce(e.latency_ms, 0) AS latency_sum, (e.latency_ms IS NOT NULL)::int::bigint AS latency_count,
     e.success::int::bigint AS success_calls, (NOT e.priced)::int::bigint AS unpriced_calls,
     e.read_savings_nano, e.write_premium_nano,
-    (e.cached_tokens + e.cache_write_tokens + e.cache_write_1h_tokens > 0)::int::bigint AS events_with_cache`)
+    (e.cached_tokens + e.cache_write_tokens + e.cache_write_1h_tokens > 0)::int::bigint AS events_with_cache,
+    CASE WHEN e.success THEN 0 ELSE e.cost_nano END AS failed_cost_nano,
+    (e.trace_id IS NOT NULL)::int::bigint AS traced_calls,
+    (e.output_tokens > 16)::int::bigint AS output_over_16_calls,
+    (e.output_tokens > 256)::int::bigint AS output_over_256_calls`)
 }
 
 // weekBucket is the start of the Monday-aligned seven-day block of ts,
@@ -67,7 +72,7 @@ func rollupUpsert() string {
 	return `, rk AS (
   SELECT s.project_id, s.ts, d.dim, d.key, d.agent, d.hourly, ` + "s." + strings.Join(rollupSums, ", s.") + `
   FROM src s CROSS JOIN LATERAL (VALUES ('agent', s.agent_name, '', true),
-    ('model', s.model, s.agent_name, false), ('model', s.model, '', true),
+    ('model', s.model, s.agent_name, true), ('model', s.model, '', true),
     ('billing', s.billing, s.agent_name, false), ('billing', s.billing, '', true),
     ('user', s.user_id, s.agent_name, false), ('user', s.user_id, '', true),
     ('session', s.session_id, s.agent_name, false), ('session', s.session_id, '', true),

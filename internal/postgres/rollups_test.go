@@ -34,7 +34,7 @@ func randomEvents(rng *rand.Rand, project string, n int, t0 time.Time) []event.E
 			ReadSavingsNano: rng.Int64N(1000), WritePremiumNano: rng.Int64N(100),
 			Timestamp: t0.Add(time.Duration(rng.Int64N(int64(72 * time.Hour)))), Source: "batch",
 			Billing: pick("api", "subscription", ""), UserID: pick("", "u1", "u2"),
-			Workflow: pick("", "w1", "w2"), ToolName: pick("", "t1")}
+			Workflow: pick("", "w1", "w2"), ToolName: pick("", "t1"), TraceID: pick("", "r1", "r2")}
 		e.TotalTokens = e.InputTokens + e.OutputTokens
 		// Sessions of about seven hours (some inside a UTC day, some
 		// crossing midnight), one lasting all along, and calls without one.
@@ -80,6 +80,18 @@ func callSums(e event.Event) (analytics.Sums, string) {
 	if e.CachedTokens+e.CacheWriteTokens+e.CacheWrite1hTokens > 0 {
 		s.EventsWithCache = 1
 	}
+	if !e.Success {
+		s.FailedCostNano = e.CostNano
+	}
+	if e.TraceID != "" {
+		s.TracedCalls = 1
+	}
+	if e.OutputTokens > 16 {
+		s.OutputOver16Calls = 1
+	}
+	if e.OutputTokens > 256 {
+		s.OutputOver256Calls = 1
+	}
 	return s, billing
 }
 
@@ -114,8 +126,8 @@ func expectRollups(events map[string]event.Event) map[rollupKey]analytics.Sums {
 				return
 			}
 			for grain, width := range map[string]time.Duration{"hour": time.Hour, "day": 24 * time.Hour, "week": 7 * 24 * time.Hour} {
-				if grain == "hour" && agent != "" {
-					continue // per-agent rows are daily (and weekly) only
+				if grain == "hour" && agent != "" && dim != "model" {
+					continue // per-agent rows are daily (and weekly) only, but for models
 				}
 				if grain == "week" && dim != "user" {
 					continue // weekly rows are the user dimension's only
@@ -155,7 +167,8 @@ func readRollups(t *testing.T, db *postgres.DB, project string) map[rollupKey]an
 	for _, grain := range []string{"hour", "day", "week"} {
 		rows, err := db.Pool.Query(context.Background(), `SELECT bucket, dim, key, agent_name, calls, input_tokens,
   output_tokens, cached_tokens, cache_write_tokens, total_tokens, cost_nano, subscription_nano, latency_sum,
-  latency_count, success_calls, unpriced_calls, read_savings_nano, write_premium_nano, events_with_cache
+  latency_count, success_calls, unpriced_calls, read_savings_nano, write_premium_nano, events_with_cache,
+  failed_cost_nano, traced_calls, output_over_16_calls, output_over_256_calls
 FROM rollup_`+grain+` WHERE project_id = $1`, project)
 		if err != nil {
 			t.Fatal(err)
@@ -167,7 +180,8 @@ FROM rollup_`+grain+` WHERE project_id = $1`, project)
 			if err := rows.Scan(&b, &k.Dim, &k.Key, &k.Agent, &s.Calls, &s.InputTokens, &s.OutputTokens,
 				&s.CachedTokens, &s.CacheWriteTokens, &s.TotalTokens, &s.CostNano, &s.SubscriptionNano,
 				&s.LatencySum, &s.LatencyCount, &s.SuccessCalls, &s.UnpricedCalls, &s.ReadSavingsNano,
-				&s.WritePremiumNano, &s.EventsWithCache); err != nil {
+				&s.WritePremiumNano, &s.EventsWithCache, &s.FailedCostNano, &s.TracedCalls, &s.OutputOver16Calls,
+				&s.OutputOver256Calls); err != nil {
 				t.Fatal(err)
 			}
 			k.Grain, k.Bucket = grain, b.UTC().Format(time.RFC3339)
@@ -337,11 +351,12 @@ func TestRepriceKeepsRollupsEqualToEvents(t *testing.T) {
 	ctx := context.Background()
 	p := newProject(t, db)
 	t0 := time.Date(2026, 7, 1, 0, 0, 0, 0, time.UTC)
-	sub := func(e *event.Event) { e.Billing, e.UserID = "subscription", "u1" }
+	// The unknown calls failed: re-pricing them moves failed_cost_nano too.
+	sub := func(e *event.Event) { e.Billing, e.UserID, e.Success = "subscription", "u1", false }
 	cache := func(e *event.Event) { e.CachedTokens, e.CacheWriteTokens, e.Priced, e.CostNano = 600, 100, true, 1 }
 	// The first two calls are merged, the other two still in the tail.
 	if _, err := db.Write(ctx, []event.Event{
-		stored(p, "unknown", "acme-llm-9000", t0.Add(time.Hour), 1000, 500, nil),
+		stored(p, "unknown", "acme-llm-9000", t0.Add(time.Hour), 1000, 500, func(e *event.Event) { e.Success = false }),
 		stored(p, "cached", "claude-sonnet-4-5", t0.Add(2*time.Hour), 1000, 100, cache),
 	}, nil); err != nil {
 		t.Fatal(err)
@@ -369,7 +384,7 @@ func TestRepriceKeepsRollupsEqualToEvents(t *testing.T) {
 }
 
 // TestUpgradeBackfillsRollupsAndSavings takes a database back to before
-// migration 0005 with events in it, migrates it again, and checks that
+// migrations 0005 and 0013 with events in it, migrates it again, and checks that
 // the rollups are filled and, after BackfillSavings, that every event's
 // cache savings and the rollups match the events.
 func TestUpgradeBackfillsRollupsAndSavings(t *testing.T) {
@@ -390,10 +405,11 @@ func TestUpgradeBackfillsRollupsAndSavings(t *testing.T) {
 	if _, err := db.Pool.Exec(ctx, `DROP TABLE rollup_hour, rollup_day, rollup_week, pending_backfills, rollup_state;
 DROP FUNCTION llmcost_rebuild_rollups(uuid, bigint);
 ALTER TABLE events DROP COLUMN read_savings_nano, DROP COLUMN write_premium_nano, DROP COLUMN tx;
-DELETE FROM schema_migrations WHERE version = 5`); err != nil {
+DELETE FROM schema_migrations WHERE version IN (5, 13)`); err != nil {
 		t.Fatal(err)
 	}
-	if n, err := db.Migrate(ctx); err != nil || n != 1 {
+	// 0005 creates the rollups, 0013 adds the agent view's columns and rebuilds.
+	if n, err := db.Migrate(ctx); err != nil || n != 2 {
 		t.Fatalf("migrate: %d %v", n, err)
 	}
 	compareRollups(t, "after the migration", readRollups(t, db, p), expectRollups(byID(t, db, p)))

@@ -41,7 +41,7 @@ var sessionTopSQL = func() string {
 		added[i] = fmt.Sprintf("coalesce(x.%s, 0) + coalesce(s.%s, 0)", c, c)
 	}
 	r := strings.NewReplacer("{{PRE}}", sessionPre, "{{DAY_KEYS}}", "key IN (SELECT session_id FROM crossing)",
-		"{{ROLLUP_DIM}}", "dim = $2", "{{ROLLUP_AGENT}}", "agent_name = $3", "{{RAW_DIM}}", "$2::text",
+		"{{ROLLUP_DIM}}", "dim = $2", "{{ROLLUP_KEY}}", "key", "{{ROLLUP_AGENT}}", "agent_name = $3", "{{RAW_DIM}}", "$2::text",
 		"{{RAW_KEY}}", rawKeys["session"], "{{RAW_FROM}}", "events e", "{{RAW_AGENT}}", "$3::text = ''",
 		"{{NAMED_SUMS}}", strings.Join(named, ", "), "{{ADDED}}", strings.Join(added, ", "))
 	return r.Replace(mustQuery("window.sql") + mustQuery("session_top.sql"))

@@ -13,7 +13,7 @@ import (
 // BenchmarkAnalytics is make bench-analytics: it seeds (or reuses) the
 // 10 M-event project, measures ingest with rollups beside raw COPY, times a
 // naive GROUP BY over raw events, then serves the seeded database with
-// bin/llmcost and times every report over HTTP, and prints the disk each
+// bin/llmcost and times every report and dashboard page over HTTP, and prints the disk each
 // table takes. Figures go to stdout as Markdown tables.
 func BenchmarkAnalytics(b *testing.B) {
 	spec := specFromEnv(b)
@@ -39,8 +39,12 @@ func BenchmarkAnalytics(b *testing.B) {
 		key := rotateKey(b, ds.db, ds.state.ProjectID)
 		ts := timeReports(b, srv, key, benchdata.AgentName(0))
 		detail := timeTraceDetail(b, srv, key, benchdata.TraceID(spec.Days-1, 0))
+		agents := timeAgentView(b, srv, key, benchdata.AgentName(0))
+		pages := timePages(b, srv, dashSession(b, srv, ds.db, ds.state.ProjectID), ds.state.ProjectID, benchdata.TraceID(spec.Days-1, 0))
 		srv.stop()
 		printTimings(ts)
+		printAgentView(agents)
+		printPages(pages)
 		if detail.served {
 			fmt.Printf("\ntraces/{trace_id} (one run's detail, no range): p50 %s ms, p95 %s ms\n",
 				ms(detail.p50[""]), ms(detail.p95[""]))

@@ -1,0 +1,142 @@
+package apiserver
+
+import (
+	"errors"
+	"net/http"
+	"slices"
+
+	"github.com/gorilla/mux"
+
+	"github.com/llmcost/llmcost/internal/agentview"
+	"github.com/llmcost/llmcost/internal/analytics"
+	"github.com/llmcost/llmcost/internal/apierr"
+	"github.com/llmcost/llmcost/internal/postgres"
+	"github.com/llmcost/llmcost/internal/runs"
+)
+
+// Sizes of the agent detail's lists (API-DECISIONS.md "Agent summary and
+// detail": top 8 per breakdown, the 10 most expensive runs).
+const (
+	detailBreakdown = 8
+	detailTraces    = 10
+	detailRepeats   = 10
+)
+
+// analyticsAgentDetail is GET /v1/analytics/agents/{agent_name}: the
+// agent's summary row and every section a person needs to act on it, each
+// read by the same store function as its standalone report narrowed to the
+// agent. 404 when the agent made no call in the window.
+func (s *Server) analyticsAgentDetail(r *http.Request) (AgentDetail, error) {
+	agent := mux.Vars(r)["agent_name"]
+	rng, err := analytics.ParseRange(r.URL.Query().Get("range"), analytics.AllRanges)
+	if err != nil {
+		return AgentDetail{}, err
+	}
+	ctx, project := r.Context(), callerOf(r).ProjectID
+	v, err := s.readAgentView(ctx, project, agent, rng, 1)
+	if err != nil {
+		return AgentDetail{}, err
+	}
+	if len(v.rows) == 0 {
+		return AgentDetail{}, agentNotFound(agent)
+	}
+	w := v.window
+	out := AgentDetail{Summary: v.rows[0], Compliance: v.compliance[agent]}
+	rp := report{project: project, agent: agent, rng: rng, window: w}
+	res, err := s.DB.ReadWindows(ctx, rp.byKey("model", detailBreakdown), rp.byKey("tool", detailBreakdown),
+		rp.byKey("user", detailBreakdown), rp.byKey("session", detailBreakdown), rp.byKey("workflow", detailBreakdown))
+	if err != nil {
+		return AgentDetail{}, err
+	}
+	out.ByModel, out.ByTool, out.ByUser = dimensionRows(res[0].Keys), dimensionRows(res[1].Keys), dimensionRows(res[2].Keys)
+	out.BySession, out.ByWorkflow = dimensionRows(res[3].Keys), dimensionRows(res[4].Keys)
+
+	calls, err := s.DB.ReadAgentCalls(ctx, project, agent, w.Start, w.End)
+	if err != nil {
+		return AgentDetail{}, err
+	}
+	lat := agentview.LatencyOf(calls.Latencies)
+	out.Latency = AgentLatency{P50: lat.P50, P95: lat.P95, P99: lat.P99, Avg: lat.Avg, SampleSize: lat.SampleSize}
+
+	q := postgres.RunQuery{ProjectID: project, Start: w.Start, End: w.End, AgentName: agent}
+	steps, err := s.DB.AgentSteps(ctx, q)
+	if err != nil {
+		return AgentDetail{}, err
+	}
+	out.Steps = agentStepRows(steps, calls.Steps)
+
+	dist, figures, err := s.readDistribution(ctx, q, defaultBuckets)
+	var ae *apierr.Error
+	switch {
+	case err == nil:
+		out.Distribution = &dist
+	case errors.As(err, &ae) && ae.Code == apierr.NotFound: // no run with a workflow: no distribution
+	default:
+		return AgentDetail{}, err
+	}
+	tail := agentview.TailOf(figures)
+	out.TailCost = AgentTailCost{Threshold: money(tail.ThresholdNano), Runs: tail.Runs, Cost: money(tail.CostNano),
+		SharePercent: tail.SharePercent}
+
+	q.Limit = detailRepeats
+	repeats, err := s.DB.RepeatRows(ctx, q)
+	if err != nil {
+		return AgentDetail{}, err
+	}
+	out.RepeatedWork = repeatedRows(repeats)
+	q.Limit = detailTraces
+	traces, err := s.DB.TraceRows(ctx, q)
+	if err != nil {
+		return AgentDetail{}, err
+	}
+	out.Traces = traceRows(traces)
+	q.Limit = 0
+	workflows, err := s.DB.WorkflowRows(ctx, q)
+	if err != nil {
+		return AgentDetail{}, err
+	}
+	out.Outcomes = outcomesSummary(workflows)
+	return out, nil
+}
+
+// agentStepRows joins the per-run step figures with the step facts of the
+// agent's calls (models, tool flag).
+func agentStepRows(steps []postgres.AgentStep, facts map[string]postgres.StepCalls) []AgentStepRow {
+	out := make([]AgentStepRow, len(steps))
+	for i, st := range steps {
+		f := facts[st.StepName]
+		models := f.Models
+		if models == nil {
+			models = []string{}
+		}
+		costs := st.RunCosts
+		if !slices.IsSorted(costs) {
+			costs = slices.Sorted(slices.Values(costs))
+		}
+		out[i] = AgentStepRow{StepName: st.StepName, Tool: f.Tool, Models: models, Runs: st.Runs, Calls: st.Calls,
+			CallsPerRun: analytics.Mean(st.Calls, st.Runs), MaxCallsPerRun: st.MaxCallsPerRun,
+			TotalCost: money(st.CostNano), SuccessRate: analytics.Percent(st.SuccessCalls, st.Calls)}
+		if len(costs) > 0 {
+			med, p95 := money(runs.RoundNano(runs.Percentile(costs, 50))), money(runs.RoundNano(runs.Percentile(costs, 95)))
+			out[i].MedianCostPerRun, out[i].P95CostPerRun = &med, &p95
+		}
+	}
+	return out
+}
+
+// outcomesSummary sums the outcome figures of the agent's workflow rows.
+func outcomesSummary(rows []postgres.WorkflowSums) OutcomesSummary {
+	in := make([]agentview.RunOutcomes, len(rows))
+	for i, w := range rows {
+		in[i] = agentview.RunOutcomes{Runs: w.Runs, CostNano: w.CostNano, Succeeded: w.Succeeded, Failed: w.Failed,
+			SuccessCostNano: w.SuccessCostNano, FailureCostNano: w.FailureCostNano}
+	}
+	o := agentview.OutcomesOf(in)
+	out := OutcomesSummary{Runs: o.Runs, Succeeded: o.Succeeded, Failed: o.Failed, Unknown: o.Unknown,
+		CostOnSuccess: money(o.CostOnSuccessNano), CostOnFailure: money(o.CostOnFailureNano), SuccessRate: o.SuccessRate}
+	if o.CostPerSuccessNano != nil {
+		n := money(*o.CostPerSuccessNano)
+		out.CostPerSuccess = &n
+	}
+	return out
+}

@@ -1,0 +1,196 @@
+package postgres
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// The agent view's reads that no report makes (docs/agent-view.md). The
+// spend figures come from ReadWindows and the run figures from the run
+// reports; these add what only the agent view asks: first and last call,
+// distinct users and sessions per agent, run totals and repeated work
+// grouped by agent, the cost of breaching calls, and the latency and step
+// facts of one agent's detail.
+
+// AgentFacts are one agent's figures over a window that the spend reports
+// do not give. Money is nano-USD.
+type AgentFacts struct {
+	FirstSeen, LastSeen time.Time
+	Developers          int64 // distinct user_id
+	Sessions            int64 // distinct session_id
+}
+
+// agentSeenSQL finds each agent's first and last call of the window by two
+// probes of events (project_id, agent_name, ts): no scan.
+const agentSeenSQL = `SELECT a,
+  (SELECT min(ts) FROM events WHERE project_id = $1 AND agent_name = a AND ts >= $2 AND ts < $3),
+  (SELECT max(ts) FROM events WHERE project_id = $1 AND agent_name = a AND ts >= $2 AND ts < $3)
+FROM unnest($4::text[]) AS a`
+
+// agentKeysSQL counts distinct users and sessions per agent: the keys of
+// the per-agent daily rollups for the whole days [$4, $5), and raw events
+// for the partial days at either end and for the tail (events not yet
+// merged, tx at or above the watermark) inside the whole days. The agents
+// are named ($8) so the rollup read ranges over the primary key's buckets
+// per agent instead of every agent's rows of every day.
+const agentKeysSQL = `WITH keys AS (
+  SELECT agent_name, dim, key FROM rollup_day
+  WHERE project_id = $1 AND dim IN ('user', 'session') AND {{ROLLUP_AGENT}} AND bucket >= $4 AND bucket < $5
+  UNION
+  SELECT e.agent_name, v.dim, v.key FROM events e
+    CROSS JOIN LATERAL (VALUES ('user', e.user_id), ('session', e.session_id)) AS v(dim, key)
+  WHERE e.project_id = $1 AND {{RAW_AGENT}} AND v.key IS NOT NULL AND e.ts >= $2 AND e.ts < $4
+  UNION
+  SELECT e.agent_name, v.dim, v.key FROM events e
+    CROSS JOIN LATERAL (VALUES ('user', e.user_id), ('session', e.session_id)) AS v(dim, key)
+  WHERE e.project_id = $1 AND {{RAW_AGENT}} AND v.key IS NOT NULL AND e.ts >= $5 AND e.ts < $3
+  UNION
+  SELECT e.agent_name, v.dim, v.key FROM events e
+    CROSS JOIN LATERAL (VALUES ('user', e.user_id), ('session', e.session_id)) AS v(dim, key)
+  WHERE e.project_id = $1 AND {{RAW_AGENT}} AND v.key IS NOT NULL AND e.tx >= $7 AND e.ts >= $4 AND e.ts < $5
+)
+SELECT agent_name, count(*) FILTER (WHERE dim = 'user'), count(*) FILTER (WHERE dim = 'session')
+FROM keys GROUP BY agent_name`
+
+// ReadAgentFacts reads the facts of agents (agent alone when not "") over
+// [from, to), in one snapshot.
+func (db *DB) ReadAgentFacts(ctx context.Context, project, agent string, agents []string, from, to time.Time) (map[string]AgentFacts, error) {
+	out := map[string]AgentFacts{}
+	d1, d2 := RunQuery{Start: from, End: to}.daySplit()
+	rollupAgent, rawAgent := "agent_name = ANY($8) AND $6::text = ''", "e.agent_name = ANY($8)"
+	if agent != "" {
+		rollupAgent, rawAgent = "agent_name = $6 AND $8::text[] IS NOT NULL", "e.agent_name = $6"
+	}
+	keysSQL := strings.NewReplacer("{{ROLLUP_AGENT}}", rollupAgent, "{{RAW_AGENT}}", rawAgent).Replace(agentKeysSQL)
+	err := pgx.BeginTxFunc(ctx, db.Pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly},
+		func(tx pgx.Tx) error {
+			var watermark int64
+			if err := tx.QueryRow(ctx, `SELECT set_config('plan_cache_mode', 'force_custom_plan', true), watermark
+				FROM rollup_state`).Scan(nil, &watermark); err != nil {
+				return err
+			}
+			rows, err := tx.Query(ctx, agentSeenSQL, project, from, to, agents)
+			if err != nil {
+				return err
+			}
+			var name string
+			var first, last *time.Time
+			if _, err := pgx.ForEachRow(rows, []any{&name, &first, &last}, func() error {
+				if first != nil && last != nil {
+					out[name] = AgentFacts{FirstSeen: first.UTC(), LastSeen: last.UTC()}
+				}
+				return nil
+			}); err != nil {
+				return err
+			}
+			rows, err = tx.Query(ctx, keysSQL, project, from, to, d1, d2, agent, watermark, agents)
+			if err != nil {
+				return err
+			}
+			var users, sessions int64
+			_, err = pgx.ForEachRow(rows, []any{&name, &users, &sessions}, func() error {
+				f := out[name]
+				f.Developers, f.Sessions = users, sessions
+				out[name] = f
+				return nil
+			})
+			return err
+		})
+	if err != nil {
+		return nil, translate(err, "analytics")
+	}
+	return out, nil
+}
+
+// AgentRuns are one agent's traced runs of a window (runs whose first call
+// is the agent's) and its repeated work. Money is nano-USD.
+type AgentRuns struct {
+	Runs, CostNano, Calls int64
+	// RepeatedNano is the wasted cost of identical calls repeated inside
+	// the runs; RepeatedRuns the runs with any.
+	RepeatedNano, RepeatedRuns int64
+	// RepeatedInput is per model: input tokens of the repeated occurrences
+	// (every occurrence beyond the first), the prompts sent again.
+	RepeatedInput map[string]int64
+}
+
+// agentRunsSQL sums the runs per agent like WorkflowRows sums them per
+// workflow: whole days from run_day's per-agent rows, the edges from runs.
+const agentRunsSQL = `WITH src AS (
+  SELECT x.agent_name, x.runs, x.cost_nano, x.calls FROM run_day x WHERE {{DAYS}}
+  UNION ALL
+  SELECT r.agent_name, 1, r.cost_nano, r.calls FROM runs r WHERE {{EDGES}}
+)
+SELECT agent_name, sum(runs)::bigint, sum(cost_nano)::bigint, sum(calls)::bigint FROM src GROUP BY agent_name
+LIMIT $4`
+
+// agentRepeatsSQL sums repeated work per agent (model NULL) and per agent
+// and model, of the runs whose first call lies in the window.
+const agentRepeatsSQL = `SELECT run_agent, model, sum(wasted_nano)::bigint, count(DISTINCT trace_id),
+  sum((occurrences - 1) * input_tokens)::bigint
+FROM run_repeats
+WHERE project_id = $1 AND run_first_ts >= $2 AND run_first_ts < $3 AND ($4::text = '' OR run_agent = $4)
+GROUP BY GROUPING SETS ((run_agent), (run_agent, model))`
+
+// ReadAgentRuns reads the run totals and repeated work per agent (only
+// q.AgentName's when set) of the runs whose first call lies in the window.
+func (db *DB) ReadAgentRuns(ctx context.Context, q RunQuery) (map[string]*AgentRuns, error) {
+	out := map[string]*AgentRuns{}
+	get := func(agent string) *AgentRuns {
+		if out[agent] == nil {
+			out[agent] = &AgentRuns{RepeatedInput: map[string]int64{}}
+		}
+		return out[agent]
+	}
+	q.Limit = 0
+	sql, args := q.rollupSQL(agentRunsSQL)
+	if q.AgentName == "" {
+		sql = strings.Replace(sql, "x.agent_name = $7", "x.agent_name <> '' AND $7::text = ''", 1)
+	}
+	rows, err := db.Pool.Query(ctx, sql, args...)
+	if err != nil {
+		return nil, translate(err, "runs")
+	}
+	var agent string
+	var n, cost, calls int64
+	if _, err := pgx.ForEachRow(rows, []any{&agent, &n, &cost, &calls}, func() error {
+		a := get(agent)
+		a.Runs, a.CostNano, a.Calls = n, cost, calls
+		return nil
+	}); err != nil {
+		return nil, translate(err, "runs")
+	}
+	rows, err = db.Pool.Query(ctx, agentRepeatsSQL, q.ProjectID, q.Start, q.End, q.AgentName)
+	if err != nil {
+		return nil, translate(err, "runs")
+	}
+	var model *string
+	var wasted, runs, input int64
+	_, err = pgx.ForEachRow(rows, []any{&agent, &model, &wasted, &runs, &input}, func() error {
+		a := get(agent)
+		if model == nil {
+			a.RepeatedNano, a.RepeatedRuns = wasted, runs
+		} else {
+			a.RepeatedInput[*model] = input
+		}
+		return nil
+	})
+	return out, translate(err, "runs")
+}
+
+// BreachCost is the cost of an agent's distinct calls in [from, to) that
+// used one of tools or models, or belong to one of the runs traces: each
+// call counts once, whatever number of breaches it is part of. It reads the
+// agent's calls of the window through events (project_id, agent_name, ts),
+// and is asked only for agents with a breach.
+func (db *DB) BreachCost(ctx context.Context, project, agent string, from, to time.Time, tools, models, traces []string) (int64, error) {
+	var cost int64
+	err := db.Pool.QueryRow(ctx, `SELECT coalesce(sum(cost_nano), 0)::bigint FROM events
+WHERE project_id = $1 AND agent_name = $2 AND ts >= $3 AND ts < $4
+  AND (tool_name = ANY($5) OR model = ANY($6) OR trace_id = ANY($7))`,
+		project, agent, from, to, tools, models, traces).Scan(&cost)
+	return cost, translate(err, "analytics")
+}
