@@ -193,7 +193,8 @@ FROM rollup_`+grain+` WHERE project_id = $1`, project)
 	}
 	rows, err := db.Pool.Query(context.Background(), `SELECT session_id, first_hour, last_hour, calls, input_tokens,
   output_tokens, cached_tokens, cache_write_tokens, total_tokens, cost_nano, subscription_nano, latency_sum,
-  latency_count, success_calls, unpriced_calls, read_savings_nano, write_premium_nano, events_with_cache
+  latency_count, success_calls, unpriced_calls, read_savings_nano, write_premium_nano, events_with_cache,
+  failed_cost_nano, traced_calls, output_over_16_calls, output_over_256_calls
 FROM rollup_session WHERE project_id = $1`, project)
 	if err != nil {
 		t.Fatal(err)
@@ -226,7 +227,8 @@ FROM rollup_session_span WHERE project_id = $1)`, project).Scan(&span); err != n
 func sumPointers(s *analytics.Sums) []any {
 	return []any{&s.Calls, &s.InputTokens, &s.OutputTokens, &s.CachedTokens, &s.CacheWriteTokens, &s.TotalTokens,
 		&s.CostNano, &s.SubscriptionNano, &s.LatencySum, &s.LatencyCount, &s.SuccessCalls, &s.UnpricedCalls,
-		&s.ReadSavingsNano, &s.WritePremiumNano, &s.EventsWithCache}
+		&s.ReadSavingsNano, &s.WritePremiumNano, &s.EventsWithCache, &s.FailedCostNano, &s.TracedCalls,
+		&s.OutputOver16Calls, &s.OutputOver256Calls}
 }
 
 func compareRollups(t *testing.T, when string, got, want map[rollupKey]analytics.Sums) {
