@@ -87,8 +87,13 @@ func (s *source) set(body []byte, code int, delay time.Duration) {
 func newSyncer(url string, store catalogsync.Store) (*catalogsync.Syncer, *atomic.Pointer[pricing.Catalogue]) {
 	var cat atomic.Pointer[pricing.Catalogue]
 	return catalogsync.New(catalogsync.Options{Catalogue: &cat, Store: store, URL: url, Interval: time.Hour,
-		Timeout: 500 * time.Millisecond, MaxBytes: 8 << 20}), &cat
+		Timeout: syncTimeout, MaxBytes: 8 << 20}), &cat
 }
+
+// syncTimeout bounds a test sync: long enough that fetching and checking
+// the fixture never hits it on a loaded CI machine, short enough that the
+// slow source's case (a delay well beyond it) stays quick.
+const syncTimeout = 2 * time.Second
 
 func TestSyncPutsTheFileInForceAndReportsChanges(t *testing.T) {
 	src := newSource(t, fixture(t))
@@ -143,7 +148,7 @@ func TestSyncFailuresKeepTheLastGoodCatalogue(t *testing.T) {
 		why   string
 	}{
 		{"server error", []byte("oops"), 503, 0, "HTTP 503"},
-		{"slow", fixture(t), 200, 3 * time.Second, "timeout"},
+		{"slow", fixture(t), 200, 3 * syncTimeout, "timeout"},
 		{"garbage", []byte("<html>not json"), 200, 0, "not valid JSON"},
 		{"not an object", []byte(`[1, 2, 3]`), 200, 0, "JSON object"},
 		{"nothing priced", []byte(`{"dall-e-3": {"mode": "image_generation", "output_cost_per_image": 0.04}}`), 200, 0, "no entry"},
