@@ -148,16 +148,16 @@ func (db *DB) ToolRows(ctx context.Context, q RunQuery) ([]GroupSums, error) {
 	return db.groupRows(ctx, q, "run_tool_day", "run_tools", "tool_name", false)
 }
 
+// The edge joins are LATERAL … OFFSET 0: a few thousand runs of the
+// partial days look up their rows by key, where the planner would
+// otherwise hash the project's whole run_steps or run_tools table. One set
+// read instead (the edge runs in a CTE, their rows by trace_id = ANY(the
+// ids), hash-joined back for the workflow) was measured slower: 4.2 µs a
+// run warm against 2.5 µs, and it reads the same index leaf and heap
+// pages cold (docs/analytics.md, issue 10).
+
 // groupRows reads step or tool sums: whole days from rollup, the edges from
 // the runs' per-run rows (table, column name); by workflow too when byWorkflow.
-//
-// The edge runs (those of the partial first and last days: about 12,000 at
-// 10 M events over 90 days) are found first (CTE edge), and their per-run
-// rows are read in one set: trace_id = ANY(the edge runs' ids) is one
-// index scan, or one bitmap scan that visits each heap page once in
-// physical order, where a join per run (LATERAL … OFFSET 0, before) looked
-// each run's rows up on its own, a rescan and a random heap read per run.
-// A plain join would hash the project's whole run_steps or run_tools table.
 func (db *DB) groupRows(ctx context.Context, q RunQuery, rollup, table, name string, byWorkflow bool) ([]GroupSums, error) {
 	wf, group, order := "NULL::text", "name", `name COLLATE "C"`
 	if byWorkflow {
@@ -167,16 +167,15 @@ func (db *DB) groupRows(ctx context.Context, q RunQuery, rollup, table, name str
 	if rollup == "run_tool_all_day" {
 		rollupWF = "''::text" // rows over every workflow
 	}
-	sql, args := q.rollupSQL(`WITH edge AS MATERIALIZED (
-  SELECT r.trace_id, coalesce(r.workflow, '') AS workflow FROM runs r WHERE {{EDGES}}
-), src AS (
+	sql, args := q.rollupSQL(`WITH src AS (
   SELECT ` + rollupWF + `, x.name, x.calls, x.runs, x.cost_nano, x.tokens, x.latency_sum, x.latency_count, x.success_calls
   FROM ` + rollup + ` x WHERE {{DAYS}}
   UNION ALL
-  SELECT e.workflow, s.` + name + `, s.calls, 1, s.cost_nano, s.tokens, s.latency_sum, s.latency_count,
+  SELECT coalesce(r.workflow, ''), s.` + name + `, s.calls, 1, s.cost_nano, s.tokens, s.latency_sum, s.latency_count,
     s.success_calls
-  FROM ` + table + ` s JOIN edge e ON e.trace_id = s.trace_id
-  WHERE s.project_id = $1 AND s.trace_id = ANY (ARRAY(SELECT trace_id FROM edge))
+  FROM runs r CROSS JOIN LATERAL (SELECT * FROM ` + table + ` s
+    WHERE s.project_id = r.project_id AND s.trace_id = r.trace_id OFFSET 0) s
+  WHERE {{EDGES}}
 )
 SELECT ` + wf + `, name, sum(cost_nano)::bigint, sum(calls)::bigint, sum(runs)::bigint, sum(tokens)::bigint,
   sum(latency_sum)::bigint, sum(latency_count)::bigint, sum(success_calls)::bigint
