@@ -128,9 +128,10 @@ func (s *Server) analyticsTimeseries(r *http.Request) ([]SeriesPoint, error) {
 
 // analyticsFull is GET /v1/analytics/full: overview, agents, models and
 // time series of one window, read in one snapshot. Over all agents the
-// four parts come from one pass over the window at the time series' grain
-// (the agent and model keys summed from the same rows); narrowed to one
-// agent, whose model rows are daily only, they are three window reads.
+// agent and model keys are one pass over the window at day grain (as the
+// agents and models reports read it), with the time series in the same
+// statement when it has that grain too (postgres.ReadFull); narrowed to
+// one agent, whose model rows are daily only, they are three window reads.
 func (s *Server) analyticsFull(r *http.Request) (FullAnalytics, error) {
 	rp, err := s.parseReport(r, analytics.AllRanges)
 	if err != nil {
@@ -142,7 +143,7 @@ func (s *Server) analyticsFull(r *http.Request) (FullAnalytics, error) {
 	if rp.agent == "" {
 		series := rp.series()
 		res, err := s.DB.ReadFull(r.Context(), postgres.FullQuery{ProjectID: rp.project, Segments: series.Segments,
-			BucketWidth: series.BucketWidth, Limit: rp.limit})
+			KeySegments: rp.byKey("agent", 0).Segments, BucketWidth: series.BucketWidth, Limit: rp.limit})
 		if err != nil {
 			return FullAnalytics{}, err
 		}

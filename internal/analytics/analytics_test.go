@@ -232,3 +232,31 @@ func TestRolled(t *testing.T) {
 		t.Fatalf("got %+v, want the days %+v", got, s.Days)
 	}
 }
+
+// TestSegmentsEqual: /full reads keys and series in one pass exactly when
+// their decompositions are equal — at 1h (both raw) and 30d (both days),
+// not at 7d (hours against days), whatever the location of the times.
+func TestSegmentsEqual(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		w      Span
+		g1, g2 Grain
+		want   bool
+	}{
+		{"1h raw", span("2026-03-01T10:07:00Z", "2026-03-01T11:07:00Z"), Raw, Raw, true},
+		{"7d hours and days", span("2026-03-01T10:07:30Z", "2026-03-08T10:07:30Z"), Hour, Day, false},
+		{"30d days", span("2026-03-01T10:07:30Z", "2026-03-31T10:07:30Z"), Day, Day, true},
+		{"within one hour", span("2026-03-01T10:07:00Z", "2026-03-01T10:59:00Z"), Hour, Day, true},
+		{"90d days and weeks", span("2026-01-01T10:07:30Z", "2026-04-01T10:07:30Z"), Day, Week, false},
+	} {
+		a, b := Decompose(tc.w, tc.g1), Decompose(tc.w, tc.g2)
+		if got := a.Equal(b); got != tc.want {
+			t.Fatalf("%s: Equal = %v, want %v (%+v, %+v)", tc.name, got, tc.want, a, b)
+		}
+	}
+	w := span("2026-03-01T10:07:30Z", "2026-03-08T10:07:30Z")
+	local := Span{w.Start.In(time.FixedZone("x", 3600)), w.End.In(time.FixedZone("x", 3600))}
+	if !Decompose(w, Day).Equal(Decompose(local, Day)) {
+		t.Fatal("the same instants in another location are not Equal")
+	}
+}

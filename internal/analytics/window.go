@@ -90,6 +90,22 @@ func (s Segments) Rolled() Span {
 	return out
 }
 
+// Equal reports whether s and o are the same instants (whatever the
+// location of their times).
+func (s Span) Equal(o Span) bool { return s.Start.Equal(o.Start) && s.End.Equal(o.End) }
+
+// Equal reports whether s and o read the same sources over the same spans.
+func (s Segments) Equal(o Segments) bool {
+	a := []Span{s.RawHead, s.HourHead, s.Days, s.Weeks, s.DaysTail, s.HourTail, s.RawTail}
+	b := []Span{o.RawHead, o.HourHead, o.Days, o.Weeks, o.DaysTail, o.HourTail, o.RawTail}
+	for i := range a {
+		if !a[i].Equal(b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
 // ceil rounds t up to a multiple of d since the Unix epoch (UTC-aligned for
 // hours and days, which have no leap seconds in Go's time).
 func ceil(t time.Time, d time.Duration) time.Time {

@@ -11,12 +11,17 @@ import (
 )
 
 // FullQuery is /v1/analytics/full over all agents: the agent and model sums
-// and the time buckets of one window, read in one statement. Segments must
-// suit the buckets (analytics.Decompose at the grain of BucketWidth), and
-// the per-key sums then come from the same rows.
+// and the time buckets of one window, read in one snapshot. Segments must
+// suit the buckets (analytics.Decompose at the grain of BucketWidth);
+// KeySegments are the coarsest decomposition of the same window for the
+// agent and model sums (days in the middle, as the standalone agents and
+// models reports read it). When both are equal (1h, 30d, 90d; zero
+// KeySegments means equal) one statement reads the three parts from the
+// same rows; otherwise (7d: hourly series, daily keys) two statements do.
 type FullQuery struct {
 	ProjectID   string
 	Segments    analytics.Segments
+	KeySegments analytics.Segments
 	BucketWidth time.Duration
 	// Limit caps the models after sorting (0: all).
 	Limit int
@@ -33,8 +38,11 @@ type FullResult struct {
 
 // fullSQL reads the agent and model dimensions in one pass over the window
 // (window.sql with $2 = {agent, model}; each raw event gives a row per
-// dimension) and groups them three ways (full.sql).
-var fullSQL = func() string {
+// dimension) and groups them three ways (full.sql and full_buckets.sql);
+// fullKeysSQL groups them by key only.
+var fullSQL, fullKeysSQL = fullQuery(true), fullQuery(false)
+
+func fullQuery(buckets bool) string {
 	named := make([]string, len(rollupSums))
 	for i, c := range rollupSums {
 		named[i] = "sum(" + c + ")::bigint AS " + c
@@ -45,19 +53,40 @@ var fullSQL = func() string {
 		"{{RAW_FROM}}", "events e CROSS JOIN LATERAL (VALUES ('agent', e.agent_name), ('model', e.model)) AS d(dim, key)",
 		"{{RAW_AGENT}}", "$3::text = ''", "{{SUMS}}", sumList, "{{NAMED_SUMS}}", strings.Join(named, ", "),
 		"{{COLS}}", strings.Join(rollupSums, ", "))
-	return r.Replace(mustQuery("window.sql") + mustQuery("full.sql"))
-}()
+	q := mustQuery("window.sql") + mustQuery("full.sql")
+	if buckets {
+		q += mustQuery("full_buckets.sql")
+	}
+	return r.Replace(q)
+}
 
-// ReadFull reads /full's three parts over all agents in one snapshot and
-// one pass: the watermark, the rollup rows of both dimensions, the raw
-// edges and the tail are each read once, where three window reads read
-// the agent rows twice and the tail three times.
+// ReadFull reads /full's three parts over all agents in one snapshot. With
+// one decomposition it is one pass: the watermark, the rollup rows of both
+// dimensions, the raw edges and the tail are each read once, where three
+// window reads read the agent rows twice and the tail three times. With a
+// finer series (7d) the keys are one pass at day grain and the series a
+// second statement at hour grain: one pass at hour grain read a week of
+// hourly rows of both dimensions, several times the day rows.
 func (db *DB) ReadFull(ctx context.Context, q FullQuery) (FullResult, error) {
 	var res FullResult
+	keySegs := q.KeySegments
+	if keySegs == (analytics.Segments{}) {
+		keySegs = q.Segments
+	}
+	onePass := keySegs.Equal(q.Segments)
 	err := db.readSnapshot(ctx, func(tx pgx.Tx, watermark int64) error {
-		args := append(windowArgs(q.ProjectID, []string{"agent", "model"}, "", q.Segments, watermark),
-			q.BucketWidth.Seconds())
-		rows, err := tx.Query(ctx, fullSQL, args...)
+		sql, args := fullKeysSQL, windowArgs(q.ProjectID, []string{"agent", "model"}, "", keySegs, watermark)
+		if onePass {
+			sql, args = fullSQL, append(args, q.BucketWidth.Seconds())
+		} else {
+			series, err := readWindow(ctx, tx, WindowQuery{ProjectID: q.ProjectID, Dim: "agent",
+				Segments: q.Segments, BucketWidth: q.BucketWidth}, watermark)
+			if err != nil {
+				return err
+			}
+			res.Points = series.Points
+		}
+		rows, err := tx.Query(ctx, sql, args...)
 		if err != nil {
 			return err
 		}

@@ -11,9 +11,10 @@ import (
 	"github.com/llmcost/llmcost/internal/postgres"
 )
 
-// checkFull reads /full's one-pass query for every range at the grain of
-// its time series (raw 5-minute buckets for 1h, hourly for 24h and 7d,
-// daily for 30d and 90d) and compares agents, models (limited to one, with
+// checkFull reads /full for every range as the server does: the time
+// series at its grain (raw 5-minute buckets for 1h, hourly for 24h and 7d,
+// daily for 30d and 90d), the keys at day grain (raw for 1h), so 7d takes
+// two statements and 30d one pass; it compares agents, models (limited to one, with
 // the cost of all) and buckets with Go sums over the stored calls.
 func checkFull(t *testing.T, db *postgres.DB, p string, events map[string]event.Event, now time.Time, when string) {
 	t.Helper()
@@ -22,8 +23,13 @@ func checkFull(t *testing.T, db *postgres.DB, p string, events map[string]event.
 		width := r.BucketWidth()
 		grain := map[time.Duration]analytics.Grain{5 * time.Minute: analytics.Raw, time.Hour: analytics.Hour,
 			24 * time.Hour: analytics.Day}[width]
+		keyGrain := analytics.Day
+		if r == analytics.Range1h {
+			keyGrain = analytics.Raw
+		}
 		res, err := db.ReadFull(context.Background(), postgres.FullQuery{ProjectID: p,
-			Segments: analytics.Decompose(w, grain), BucketWidth: width, Limit: 1})
+			Segments: analytics.Decompose(w, grain), KeySegments: analytics.Decompose(w, keyGrain), BucketWidth: width,
+			Limit: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
