@@ -23,18 +23,7 @@ func TestStepAndToolRowsEqualTheRunRows(t *testing.T) {
 	db := openDB(t)
 	ctx := context.Background()
 	p := newProject(t, db)
-	rng := rand.New(rand.NewPCG(15, 2))
-	t0 := time.Date(2026, 6, 1, 5, 0, 0, 0, time.UTC)
-	for round := range 8 {
-		calls := randomRunCalls(rng, p, 60, t0.Add(time.Duration(round)*11*time.Hour))
-		for i := range calls {
-			calls[i].EventID += "-" + calls[i].Timestamp.Format(time.RFC3339)
-			calls[i].TraceID += "-" + calls[i].Timestamp.Format("2006-01-02T15")
-		}
-		if _, err := db.Write(ctx, calls, nil); err != nil {
-			t.Fatal(err)
-		}
-	}
+	t0 := writeFourDaysOfRuns(t, db, p, rand.New(rand.NewPCG(15, 2)))
 	day := 24 * time.Hour
 	windows := [][2]time.Time{
 		{t0.Add(-time.Hour), t0.Add(4 * day)},                 // partial first and last days
@@ -100,4 +89,23 @@ GROUP BY `+group+` ORDER BY 3 DESC, coalesce(`+wf+`, '') COLLATE "C", s.`+name+`
 		t.Fatal(err)
 	}
 	return out
+}
+
+// writeFourDaysOfRuns writes eight rounds of random traced runs, eleven
+// hours apart from 05:00 UTC on 1 June 2026 (so they span four UTC days),
+// and returns that start.
+func writeFourDaysOfRuns(t *testing.T, db *postgres.DB, p string, rng *rand.Rand) time.Time {
+	t.Helper()
+	t0 := time.Date(2026, 6, 1, 5, 0, 0, 0, time.UTC)
+	for round := range 8 {
+		calls := randomRunCalls(rng, p, 60, t0.Add(time.Duration(round)*11*time.Hour))
+		for i := range calls {
+			calls[i].EventID += "-" + calls[i].Timestamp.Format(time.RFC3339)
+			calls[i].TraceID += "-" + calls[i].Timestamp.Format("2006-01-02T15")
+		}
+		if _, err := db.Write(context.Background(), calls, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return t0
 }

@@ -18,18 +18,7 @@ func TestToolRowsOverAllWorkflows(t *testing.T) {
 	db := openDB(t)
 	ctx := context.Background()
 	p := newProject(t, db)
-	rng := rand.New(rand.NewPCG(14, 1))
-	t0 := time.Date(2026, 6, 1, 5, 0, 0, 0, time.UTC)
-	for round := range 8 {
-		calls := randomRunCalls(rng, p, 60, t0.Add(time.Duration(round)*11*time.Hour))
-		for i := range calls {
-			calls[i].EventID += "-" + calls[i].Timestamp.Format(time.RFC3339)
-			calls[i].TraceID += "-" + calls[i].Timestamp.Format("2006-01-02T15")
-		}
-		if _, err := db.Write(ctx, calls, nil); err != nil {
-			t.Fatal(err)
-		}
-	}
+	t0 := writeFourDaysOfRuns(t, db, p, rand.New(rand.NewPCG(14, 1)))
 	var days int
 	if err := db.Pool.QueryRow(ctx, `SELECT count(DISTINCT bucket) FROM run_tool_all_day WHERE project_id = $1
   AND agent_name = ''`, p).Scan(&days); err != nil || days < 3 {
