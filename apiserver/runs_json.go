@@ -60,17 +60,11 @@ type RepeatedWorkRow struct {
 	FirstSeen   string      `json:"first_seen"`
 }
 
-// OutcomeRow is one item of /v1/analytics/workflows/outcomes.
+// OutcomeRow is one item of /v1/analytics/workflows/outcomes: the
+// workflow, then the fields of an outcomes summary (the agent detail's).
 type OutcomeRow struct {
-	Workflow       *string      `json:"workflow"`
-	Runs           int64        `json:"runs"`
-	Succeeded      int64        `json:"succeeded"`
-	Failed         int64        `json:"failed"`
-	Unknown        int64        `json:"unknown"`
-	CostOnSuccess  json.Number  `json:"cost_on_success"`
-	CostOnFailure  json.Number  `json:"cost_on_failure"`
-	CostPerSuccess *json.Number `json:"cost_per_success"`
-	SuccessRate    *float64     `json:"success_rate"`
+	Workflow *string `json:"workflow"`
+	OutcomesSummary
 }
 
 // HistogramBucket is one bucket of a distribution.
@@ -202,11 +196,11 @@ func repeatedRows(rows []postgres.RepeatRow) []RepeatedWorkRow {
 func outcomeRows(rows []postgres.WorkflowSums) []OutcomeRow {
 	out := make([]OutcomeRow, len(rows))
 	for i, o := range rows {
-		out[i] = OutcomeRow{Workflow: o.Workflow, Runs: o.Runs, Succeeded: o.Succeeded, Failed: o.Failed,
-			Unknown: o.Runs - o.Succeeded - o.Failed, CostOnSuccess: money(o.SuccessCostNano),
-			CostOnFailure:  money(o.FailureCostNano),
+		out[i] = OutcomeRow{Workflow: o.Workflow, OutcomesSummary: OutcomesSummary{Runs: o.Runs,
+			Succeeded: o.Succeeded, Failed: o.Failed, Unknown: o.Runs - o.Succeeded - o.Failed,
+			CostOnSuccess: money(o.SuccessCostNano), CostOnFailure: money(o.FailureCostNano),
 			CostPerSuccess: perRun(o.CostNano, o.Succeeded),
-			SuccessRate:    analytics.Percent(o.Succeeded, o.Succeeded+o.Failed)}
+			SuccessRate:    analytics.Percent(o.Succeeded, o.Succeeded+o.Failed)}}
 	}
 	return out
 }
