@@ -45,6 +45,10 @@ func newBrowser(t *testing.T) context.Context {
 		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
 		chromedp.Flag("disable-sync", true), chromedp.Flag("disable-dev-shm-usage", true),
 		chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1280, 800),
+		// Chromium puts its shared-memory and singleton files under TMPDIR
+		// (org.chromium.Chromium.*) and leaves them behind: a test
+		// directory keeps /tmp clean.
+		chromedp.Env("TMPDIR=" + t.TempDir()),
 	}
 	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancel := chromedp.NewContext(alloc)
