@@ -65,42 +65,36 @@ func (db *DB) ReadAgentFacts(ctx context.Context, project, agent string, agents 
 		rollupAgent, rawAgent = "agent_name = $6 AND $8::text[] IS NOT NULL", "e.agent_name = $6"
 	}
 	keysSQL := strings.NewReplacer("{{ROLLUP_AGENT}}", rollupAgent, "{{RAW_AGENT}}", rawAgent).Replace(agentKeysSQL)
-	err := pgx.BeginTxFunc(ctx, db.Pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly},
-		func(tx pgx.Tx) error {
-			var watermark int64
-			if err := tx.QueryRow(ctx, `SELECT set_config('plan_cache_mode', 'force_custom_plan', true), watermark
-				FROM rollup_state`).Scan(nil, &watermark); err != nil {
-				return err
-			}
-			rows, err := tx.Query(ctx, agentSeenSQL, project, from, to, agents)
-			if err != nil {
-				return err
-			}
-			var name string
-			var first, last *time.Time
-			if _, err := pgx.ForEachRow(rows, []any{&name, &first, &last}, func() error {
-				if first != nil && last != nil {
-					out[name] = AgentFacts{FirstSeen: first.UTC(), LastSeen: last.UTC()}
-				}
-				return nil
-			}); err != nil {
-				return err
-			}
-			rows, err = tx.Query(ctx, keysSQL, project, from, to, d1, d2, agent, watermark, agents)
-			if err != nil {
-				return err
-			}
-			var users, sessions int64
-			_, err = pgx.ForEachRow(rows, []any{&name, &users, &sessions}, func() error {
-				f := out[name]
-				f.Developers, f.Sessions = users, sessions
-				out[name] = f
-				return nil
-			})
+	err := db.readSnapshot(ctx, func(tx pgx.Tx, watermark int64) error {
+		rows, err := tx.Query(ctx, agentSeenSQL, project, from, to, agents)
+		if err != nil {
 			return err
+		}
+		var name string
+		var first, last *time.Time
+		if _, err := pgx.ForEachRow(rows, []any{&name, &first, &last}, func() error {
+			if first != nil && last != nil {
+				out[name] = AgentFacts{FirstSeen: first.UTC(), LastSeen: last.UTC()}
+			}
+			return nil
+		}); err != nil {
+			return err
+		}
+		rows, err = tx.Query(ctx, keysSQL, project, from, to, d1, d2, agent, watermark, agents)
+		if err != nil {
+			return err
+		}
+		var users, sessions int64
+		_, err = pgx.ForEachRow(rows, []any{&name, &users, &sessions}, func() error {
+			f := out[name]
+			f.Developers, f.Sessions = users, sessions
+			out[name] = f
+			return nil
 		})
+		return err
+	})
 	if err != nil {
-		return nil, translate(err, "analytics")
+		return nil, err // readSnapshot translated it
 	}
 	return out, nil
 }

@@ -254,12 +254,22 @@ func readWindow(ctx context.Context, tx rowsQuerier, q WindowQuery, watermark in
 	if err != nil {
 		return res, err
 	}
+	// Not `return res, collect…(&res)`: the order in which res is read and
+	// the call runs is unspecified.
+	err = collectKeysWithTotal(rows, &res)
+	return res, err
+}
+
+// collectKeysWithTotal reads the rows of a limited read by key (by_key.sql,
+// session_top.sql): each key's sums, then the cost of every key, into res.
+func collectKeysWithTotal(rows pgx.Rows, res *WindowResult) error {
+	var err error
 	res.Keys, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (analytics.Keyed, error) {
 		var k analytics.Keyed
 		err := r.Scan(append(append([]any{&k.Key}, sumDest(&k.Sums)...), &res.AllCostNano)...)
 		return k, err
 	})
-	return res, err
+	return err
 }
 
 // sumDest are scan destinations in rollupSums order.

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/llmcost/llmcost/internal/analytics"
 )
 
@@ -62,10 +60,6 @@ func readSessionTop(ctx context.Context, tx rowsQuerier, args []any, limit int) 
 	if err != nil {
 		return res, err
 	}
-	res.Keys, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (analytics.Keyed, error) {
-		var k analytics.Keyed
-		err := r.Scan(append(append([]any{&k.Key}, sumDest(&k.Sums)...), &res.AllCostNano)...)
-		return k, err
-	})
+	err = collectKeysWithTotal(rows, &res)
 	return res, err
 }
