@@ -1,7 +1,6 @@
 package bench
 
 import (
-	"fmt"
 	"net/url"
 	"strings"
 	"testing"
@@ -39,30 +38,4 @@ func timeAgentView(b *testing.B, srv *llmcost, key, agent string) []timing {
 		out = append(out, t)
 	}
 	return out
-}
-
-// printAgentView writes the agent view's timings as a Markdown table, p50 /
-// p95 in ms; the optimisations (no range, 30 days) fill the 30d column.
-func printAgentView(ts []timing) {
-	fmt.Printf("\n| Agent view (issue 12) | %s |\n|---|%s\n",
-		strings.Join(agentViewRanges, " p50 / p95 (ms) | ")+" p50 / p95 (ms)", strings.Repeat("---|", len(agentViewRanges)))
-	var missing []string
-	for _, t := range ts {
-		if !t.served {
-			missing = append(missing, t.name)
-			continue
-		}
-		fmt.Printf("| %s |", t.name)
-		for _, r := range agentViewRanges {
-			if _, ok := t.p50[r]; !ok {
-				fmt.Printf(" – |")
-				continue
-			}
-			fmt.Printf(" %s / %s |", ms(t.p50[r]), ms(t.p95[r]))
-		}
-		fmt.Println()
-	}
-	if len(missing) > 0 {
-		fmt.Printf("\nnot served by this build (404): %s\n", strings.Join(missing, ", "))
-	}
 }

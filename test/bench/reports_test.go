@@ -116,10 +116,12 @@ func timeTraceDetail(b *testing.B, srv *llmcost, key, traceID string) timing {
 	return t
 }
 
-// printTimings writes the timings as a Markdown table, p50 / p95 in ms.
-func printTimings(ts []timing) {
-	fmt.Printf("\n| Report | %s |\n|---|%s\n", strings.Join(ranges, " p50 / p95 (ms) | ")+" p50 / p95 (ms)",
-		strings.Repeat("---|", len(ranges)))
+// printTable writes timings as a Markdown table headed title, one column
+// per range of rs, p50 / p95 in ms ("–" where a report has no such range),
+// and names the reports this build does not serve.
+func printTable(title string, rs []string, ts []timing) {
+	fmt.Printf("\n| %s | %s |\n|---|%s\n", title, strings.Join(rs, " p50 / p95 (ms) | ")+" p50 / p95 (ms)",
+		strings.Repeat("---|", len(rs)))
 	var missing []string
 	for _, t := range ts {
 		if !t.served {
@@ -127,7 +129,11 @@ func printTimings(ts []timing) {
 			continue
 		}
 		fmt.Printf("| %s |", t.name)
-		for _, r := range ranges {
+		for _, r := range rs {
+			if _, ok := t.p50[r]; !ok {
+				fmt.Printf(" – |")
+				continue
+			}
 			fmt.Printf(" %s / %s |", ms(t.p50[r]), ms(t.p95[r]))
 		}
 		fmt.Println()
