@@ -21,11 +21,7 @@ func Line(title string, pts []Point, yLabel func(float64) string, sz Size) strin
 	if len(pts) == 0 {
 		return Empty("line", "no data in this range", sz)
 	}
-	vals := make([]float64, len(pts))
-	for i, p := range pts {
-		vals[i] = p.Value
-	}
-	top := maxOf(vals, 0)
+	top := maxValue(pts)
 	plotW, plotH := sz.W-2*pad, sz.H-2*pad
 	x := func(i int) float64 {
 		if len(pts) == 1 {
@@ -85,11 +81,7 @@ func Bars(title string, pts []Point, sz Size) string {
 	if len(pts) == 0 {
 		return Empty("bars", "no data in this range", sz)
 	}
-	vals := make([]float64, len(pts))
-	for i, p := range pts {
-		vals[i] = p.Value
-	}
-	top := maxOf(vals, 0)
+	top := maxValue(pts)
 	rowH := sz.H / float64(len(pts))
 	labelW, valueW := sz.W*0.3, sz.W*0.2
 	plotW := sz.W - labelW - valueW

@@ -47,6 +47,17 @@ func open(b *strings.Builder, class, title string, sz Size) {
 
 // maxOf is the largest value, at least min so an all-zero chart draws
 // flat instead of dividing by zero.
+// maxValue is the largest value of pts, and at least 0 (a chart's scale).
+func maxValue(pts []Point) float64 {
+	m := 0.0
+	for _, p := range pts {
+		if p.Value > m {
+			m = p.Value
+		}
+	}
+	return m
+}
+
 func maxOf(vals []float64, floor float64) float64 {
 	m := floor
 	for _, v := range vals {
