@@ -74,18 +74,8 @@ SELECT k.p, k.a, k.d, k.w, count(*), sum(r.cost_nano), max(r.cost_nano), sum(r.c
 FROM {{KEYS}} k ` + runsOfKey + `
 LEFT JOIN outcomes o ON o.project_id = r.project_id AND o.trace_id = r.trace_id
 GROUP BY k.p, k.a, k.d, k.w`,
-	`INSERT INTO run_step_day (project_id, agent_name, bucket, workflow, name, calls, runs, cost_nano, tokens,
-  latency_sum, latency_count, success_calls)
-SELECT k.p, k.a, k.d, k.w, s.step_name, ` + groupSums + `
-FROM {{KEYS}} k ` + runsOfKey + `
-JOIN run_steps s ON s.project_id = r.project_id AND s.trace_id = r.trace_id
-GROUP BY k.p, k.a, k.d, k.w, s.step_name`,
-	`INSERT INTO run_tool_day (project_id, agent_name, bucket, workflow, name, calls, runs, cost_nano, tokens,
-  latency_sum, latency_count, success_calls)
-SELECT k.p, k.a, k.d, k.w, s.tool_name, ` + groupSums + `
-FROM {{KEYS}} k ` + runsOfKey + `
-JOIN run_tools s ON s.project_id = r.project_id AND s.trace_id = r.trace_id
-GROUP BY k.p, k.a, k.d, k.w, s.tool_name`,
+	perAgent("run_step_day", "run_steps", "step_name"),
+	perAgent("run_tool_day", "run_tools", "tool_name"),
 	`INSERT INTO run_day (project_id, agent_name, bucket, workflow, runs, cost_nano, max_cost_nano, calls, steps,
   max_depth, success_calls, succeeded, failed, success_cost, failure_cost)
 SELECT x.project_id, '', x.bucket, x.workflow, sum(x.runs), sum(x.cost_nano), max(x.max_cost_nano), sum(x.calls),
@@ -98,6 +88,19 @@ GROUP BY x.project_id, x.bucket, x.workflow`,
 	allAgents("run_tool_day"),
 }
 
+// perAgent recomputes the per-agent rows of table for the keys from the
+// keys' runs' rows in source, named by its column name.
+func perAgent(table, source, name string) string {
+	return `INSERT INTO ` + table + ` (project_id, agent_name, bucket, workflow, name, calls, runs, cost_nano, tokens,
+  latency_sum, latency_count, success_calls)
+SELECT k.p, k.a, k.d, k.w, s.` + name + `, ` + groupSums + `
+FROM {{KEYS}} k ` + runsOfKey + `
+JOIN ` + source + ` s ON s.project_id = r.project_id AND s.trace_id = r.trace_id
+GROUP BY k.p, k.a, k.d, k.w, s.` + name
+}
+
+// allAgents recomputes the all-agents rows of table for the keys' days and
+// workflows from its per-agent rows.
 func allAgents(table string) string {
 	return `INSERT INTO ` + table + ` (project_id, agent_name, bucket, workflow, name, calls, runs, cost_nano, tokens,
   latency_sum, latency_count, success_calls)
