@@ -126,7 +126,7 @@ func RecreateDatabase(ctx context.Context, url, name string) error {
 }
 
 // RollupDigest is a digest of a project's rollup rows (hourly, daily, the
-// session totals and span) without the project id, so two projects holding
+// session totals and span, the agents' hourly keys) without the project id, so two projects holding
 // the same calls have the same digest however their rollups were filled
 // (by ingest, or by RebuildRollups after COPY).
 func (db *DB) RollupDigest(ctx context.Context, projectID string) (digest string, rows int64, err error) {
@@ -139,6 +139,8 @@ func (db *DB) RollupDigest(ctx context.Context, projectID string) (digest string
 		UNION ALL
 		SELECT concat_ws(',', 's', first_hour, last_hour, session_id, `+strings.Join(rollupSums, ", ")+`)
 		FROM rollup_session WHERE project_id = $1
+		UNION ALL
+		SELECT concat_ws(',', 'k', bucket, dim, key, agent_name) FROM agent_key_hour WHERE project_id = $1
 		UNION ALL
 		SELECT concat_ws(',', 'span', max_span) FROM rollup_session_span WHERE project_id = $1) x`,
 		projectID).Scan(&digest, &rows)

@@ -40,9 +40,22 @@ var mergeSQL = `WITH src AS (
   FROM (SELECT ` + contribution("e") + `
     FROM events e WHERE e.tx >= $1 AND e.tx < $2 AND ($3::uuid IS NULL OR e.project_id <> $3)) c
   GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9
-)` + rollupUpsert() + `, st AS (UPDATE rollup_state SET watermark = $2 RETURNING 1)
+)` + rollupUpsert() + agentKeysUpsert + `, st AS (UPDATE rollup_state SET watermark = $2 RETURNING 1)
 SELECT (SELECT count(*) FROM src), (SELECT count(*) FROM rh) + (SELECT count(*) FROM rd) + (SELECT count(*) FROM rw),
   (SELECT count(*) FROM st)`
+
+// agentKeysUpsert (after a leading comma) adds the hours' users and
+// sessions of each agent in src to agent_key_hour (migration 0019). Keys
+// are only ever added here: re-pricing changes no key, so it does not
+// touch them. Rows are inserted in primary-key order, as the rollups are.
+const agentKeysUpsert = `, ak AS (
+  INSERT INTO agent_key_hour (project_id, agent_name, dim, bucket, key)
+  SELECT DISTINCT s.project_id, s.agent_name, v.dim, s.ts, v.key
+  FROM src s CROSS JOIN LATERAL (VALUES ('user', s.user_id), ('session', s.session_id)) AS v(dim, key)
+  WHERE v.key IS NOT NULL
+  ORDER BY 1, 2, 3, 4, 5
+  ON CONFLICT DO NOTHING
+)`
 
 // finestSums sums every rollup column under its own name.
 func finestSums() string {

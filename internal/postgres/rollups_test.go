@@ -151,6 +151,13 @@ func expectRollups(events map[string]event.Event) map[rollupKey]analytics.Sums {
 			ss.sums.Add(s)
 			sessions[e.SessionID] = ss
 		}
+		// The agents' hourly keys (agent_key_hour, migration 0019): grain
+		// "key", no sums.
+		for dim, key := range map[string]string{"user": e.UserID, "session": e.SessionID} {
+			if key != "" {
+				out[rollupKey{"key", e.Timestamp.Truncate(time.Hour).UTC().Format(time.RFC3339), dim, key, e.AgentName}] = analytics.Sums{}
+			}
+		}
 		add("agent", e.AgentName, "")
 		for dim, key := range map[string]string{"model": e.Model, "billing": billing, "user": e.UserID,
 			"session": e.SessionID, "workflow": e.Workflow, "tool": e.ToolName} {
@@ -208,6 +215,23 @@ FROM rollup_session WHERE project_id = $1`, project)
 		}
 		k.Bucket = first.UTC().Format(time.RFC3339) + "/" + last.UTC().Format(time.RFC3339)
 		out[k] = s
+	}
+	if rows.Err() != nil {
+		t.Fatal(rows.Err())
+	}
+	rows, err = db.Pool.Query(context.Background(), `SELECT bucket, dim, key, agent_name FROM agent_key_hour
+WHERE project_id = $1`, project)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		k := rollupKey{Grain: "key"}
+		var b time.Time
+		if err := rows.Scan(&b, &k.Dim, &k.Key, &k.Agent); err != nil {
+			t.Fatal(err)
+		}
+		k.Bucket = b.UTC().Format(time.RFC3339)
+		out[k] = analytics.Sums{}
 	}
 	if rows.Err() != nil {
 		t.Fatal(rows.Err())
@@ -406,12 +430,14 @@ func TestUpgradeBackfillsRollupsAndSavings(t *testing.T) {
 	}
 	if _, err := db.Pool.Exec(ctx, `DROP TABLE rollup_hour, rollup_day, rollup_week, pending_backfills, rollup_state;
 DROP FUNCTION llmcost_rebuild_rollups(uuid, bigint);
+DROP TABLE agent_key_hour; DROP FUNCTION llmcost_rebuild_agent_keys(uuid, bigint);
 ALTER TABLE events DROP COLUMN read_savings_nano, DROP COLUMN write_premium_nano, DROP COLUMN tx;
-DELETE FROM schema_migrations WHERE version IN (5, 13)`); err != nil {
+DELETE FROM schema_migrations WHERE version IN (5, 13, 19)`); err != nil {
 		t.Fatal(err)
 	}
-	// 0005 creates the rollups, 0013 adds the agent view's columns and rebuilds.
-	if n, err := db.Migrate(ctx); err != nil || n != 2 {
+	// 0005 creates the rollups, 0013 adds the agent view's columns and
+	// rebuilds, 0019 fills the agents' hourly keys.
+	if n, err := db.Migrate(ctx); err != nil || n != 3 {
 		t.Fatalf("migrate: %d %v", n, err)
 	}
 	compareRollups(t, "after the migration", readRollups(t, db, p), expectRollups(byID(t, db, p)))
