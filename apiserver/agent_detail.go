@@ -1,11 +1,13 @@
 package apiserver
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"slices"
 
 	"github.com/gorilla/mux"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/llmcost/llmcost/internal/agentview"
 	"github.com/llmcost/llmcost/internal/analytics"
@@ -40,31 +42,75 @@ func (s *Server) analyticsAgentDetail(r *http.Request) (AgentDetail, error) {
 	if len(v.rows) == 0 {
 		return AgentDetail{}, agentNotFound(agent)
 	}
-	w := v.window
 	out := AgentDetail{Summary: v.rows[0], Compliance: v.compliance[agent]}
-	rp := report{project: project, agent: agent, rng: rng, window: w}
-	res, err := s.DB.ReadWindows(ctx, rp.byKey("model", detailBreakdown), rp.byKey("tool", detailBreakdown),
-		rp.byKey("user", detailBreakdown), rp.byKey("session", detailBreakdown), rp.byKey("workflow", detailBreakdown))
-	if err != nil {
-		return AgentDetail{}, err
-	}
-	out.ByModel, out.ByTool, out.ByUser = dimensionRows(res[0].Keys), dimensionRows(res[1].Keys), dimensionRows(res[2].Keys)
-	out.BySession, out.ByWorkflow = dimensionRows(res[3].Keys), dimensionRows(res[4].Keys)
-
-	calls, err := s.DB.ReadAgentCalls(ctx, project, agent, w.Start, w.End)
-	if err != nil {
+	// The sections do not depend on each other: they are read at once, on
+	// connections of their own (at most detailReads), so the detail takes
+	// about as long as its slowest section rather than the sum of them.
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(detailReads)
+	var calls postgres.AgentCalls
+	var steps []postgres.AgentStep
+	q := postgres.RunQuery{ProjectID: project, Start: v.window.Start, End: v.window.End, AgentName: agent}
+	g.Go(func() error {
+		return s.readDetailBreakdowns(gctx, &out, report{project: project, agent: agent, rng: rng, window: v.window})
+	})
+	g.Go(func() (err error) {
+		calls, err = s.DB.ReadAgentCalls(gctx, project, agent, q.Start, q.End)
+		return err
+	})
+	g.Go(func() (err error) {
+		steps, err = s.DB.AgentSteps(gctx, q)
+		return err
+	})
+	g.Go(func() error { return s.readDetailTail(gctx, &out, q) })
+	g.Go(func() error {
+		q := q
+		q.Limit = detailRepeats
+		repeats, err := s.DB.RepeatRows(gctx, q)
+		out.RepeatedWork = repeatedRows(repeats)
+		return err
+	})
+	g.Go(func() error {
+		q := q
+		q.Limit = detailTraces
+		traces, err := s.DB.TraceRows(gctx, q)
+		out.Traces = traceRows(traces)
+		return err
+	})
+	g.Go(func() error {
+		workflows, err := s.DB.WorkflowRows(gctx, q)
+		out.Outcomes = outcomesSummary(workflows)
+		return err
+	})
+	if err := g.Wait(); err != nil {
 		return AgentDetail{}, err
 	}
 	lat := agentview.LatencyOf(calls.Latencies)
 	out.Latency = AgentLatency{P50: lat.P50, P95: lat.P95, P99: lat.P99, Avg: lat.Avg, SampleSize: lat.SampleSize}
-
-	q := postgres.RunQuery{ProjectID: project, Start: w.Start, End: w.End, AgentName: agent}
-	steps, err := s.DB.AgentSteps(ctx, q)
-	if err != nil {
-		return AgentDetail{}, err
-	}
 	out.Steps = agentStepRows(steps, calls.Steps)
+	return out, nil
+}
 
+// detailReads bounds the agent detail's concurrent reads (a quarter of the
+// default pool of 16), so one detail cannot take every connection.
+const detailReads = 4
+
+// readDetailBreakdowns reads the detail's five top-8 breakdowns in one
+// snapshot.
+func (s *Server) readDetailBreakdowns(ctx context.Context, out *AgentDetail, rp report) error {
+	res, err := s.DB.ReadWindows(ctx, rp.byKey("model", detailBreakdown), rp.byKey("tool", detailBreakdown),
+		rp.byKey("user", detailBreakdown), rp.byKey("session", detailBreakdown), rp.byKey("workflow", detailBreakdown))
+	if err != nil {
+		return err
+	}
+	out.ByModel, out.ByTool, out.ByUser = dimensionRows(res[0].Keys), dimensionRows(res[1].Keys), dimensionRows(res[2].Keys)
+	out.BySession, out.ByWorkflow = dimensionRows(res[3].Keys), dimensionRows(res[4].Keys)
+	return nil
+}
+
+// readDetailTail reads the agent's run-cost distribution (none when no run
+// has a workflow) and its tail cost.
+func (s *Server) readDetailTail(ctx context.Context, out *AgentDetail, q postgres.RunQuery) error {
 	dist, figures, err := s.readDistribution(ctx, q, defaultBuckets)
 	var ae *apierr.Error
 	switch {
@@ -72,31 +118,12 @@ func (s *Server) analyticsAgentDetail(r *http.Request) (AgentDetail, error) {
 		out.Distribution = &dist
 	case errors.As(err, &ae) && ae.Code == apierr.NotFound: // no run with a workflow: no distribution
 	default:
-		return AgentDetail{}, err
+		return err
 	}
 	tail := agentview.TailOf(figures)
 	out.TailCost = AgentTailCost{Threshold: money(tail.ThresholdNano), Runs: tail.Runs, Cost: money(tail.CostNano),
 		SharePercent: tail.SharePercent}
-
-	q.Limit = detailRepeats
-	repeats, err := s.DB.RepeatRows(ctx, q)
-	if err != nil {
-		return AgentDetail{}, err
-	}
-	out.RepeatedWork = repeatedRows(repeats)
-	q.Limit = detailTraces
-	traces, err := s.DB.TraceRows(ctx, q)
-	if err != nil {
-		return AgentDetail{}, err
-	}
-	out.Traces = traceRows(traces)
-	q.Limit = 0
-	workflows, err := s.DB.WorkflowRows(ctx, q)
-	if err != nil {
-		return AgentDetail{}, err
-	}
-	out.Outcomes = outcomesSummary(workflows)
-	return out, nil
+	return nil
 }
 
 // agentStepRows joins the per-run step figures with the step facts of the

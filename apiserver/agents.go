@@ -86,6 +86,16 @@ func (s *Server) readAgentView(ctx context.Context, project, agent string, rng a
 	if agent != "" {
 		only = map[string]bool{agent: true}
 	}
+	// One agent's facts need no name from the spend read either.
+	var facts map[string]postgres.AgentFacts
+	var factsErr error
+	if agent != "" {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			facts, factsErr = s.DB.ReadAgentFacts(ctx, project, agent, []string{agent}, w.Start, w.End)
+		}()
+	}
 	wg.Add(2)
 	go func() {
 		defer wg.Done()
@@ -116,18 +126,16 @@ func (s *Server) readAgentView(ctx context.Context, project, agent string, rng a
 		previous[k.Key] = k.CostNano
 	}
 	models := modelsByAgent(res[2].Keys, agent)
-	var facts map[string]postgres.AgentFacts
-	if len(sums) > 0 {
+	if agent == "" && len(sums) > 0 {
 		if facts, err = s.DB.ReadAgentFacts(ctx, project, agent, names, w.Start, w.End); err != nil {
 			return v, err
 		}
 	}
 	wg.Wait()
-	if runsErr != nil {
-		return v, runsErr
-	}
-	if breachErr != nil {
-		return v, breachErr
+	for _, err := range []error{runsErr, breachErr, factsErr} {
+		if err != nil {
+			return v, err
+		}
 	}
 	v.compliance = compliance
 	cat := s.Catalogue.Load()
