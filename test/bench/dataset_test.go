@@ -41,6 +41,9 @@ const (
 	// included), as an upgrade of a live database would, instead of seeding
 	// again for half an hour.
 	envUpgrade = "LLMCOST_BENCH_UPGRADE"
+	// envReportsOnly=1 skips the ingest comparison and the naive GROUP BY
+	// (about three minutes), for iterating on the reports.
+	envReportsOnly = "LLMCOST_BENCH_REPORTS_ONLY"
 )
 
 // whySchema is readState's reason when only the migrations differ.
