@@ -38,14 +38,17 @@ type ComplianceData struct {
 // The compliance reads add the tail (events not yet merged into the
 // rollups, tx at or above the watermark) to the daily rollups, so a batch
 // is judged the moment it is stored, as every report sees it (merge.go).
-// Every statement reads the watermark itself; they share one snapshot.
+// They share one snapshot and take the watermark as a parameter (the last
+// one), with custom plans: against a sub-select the planner guessed a
+// third of the events as the tail and read a month of them (600 ms at 10 M
+// events) instead of the BRIN index on tx.
 const complianceUsageSQL = `SELECT agent_name, dim, key, bucket, sum(calls)::bigint, sum(cost_nano)::bigint FROM (
   SELECT agent_name, dim, key, bucket, calls, cost_nano FROM rollup_day
   WHERE project_id = $1 AND dim IN ('tool', 'model') AND agent_name = ANY($2) AND bucket >= $3 AND bucket < $4
   UNION ALL
   SELECT e.agent_name, v.dim, v.key, date_trunc('day', e.ts, 'UTC'), 1, e.cost_nano
   FROM events e CROSS JOIN LATERAL (VALUES ('tool', e.tool_name), ('model', e.model)) AS v(dim, key)
-  WHERE e.project_id = $1 AND e.tx >= (SELECT watermark FROM rollup_state) AND e.agent_name = ANY($2)
+  WHERE e.project_id = $1 AND e.tx >= $5 AND e.agent_name = ANY($2)
     AND e.ts >= $3 AND e.ts < $4 AND v.key IS NOT NULL
 ) u GROUP BY 1, 2, 3, 4`
 
@@ -54,7 +57,7 @@ const complianceTotalsSQL = `SELECT key, sum(calls)::bigint, sum(cost_nano)::big
   WHERE project_id = $1 AND dim = 'agent' AND agent_name = '' AND bucket >= $2 AND bucket < $3
   UNION ALL
   SELECT agent_name, 1, cost_nano FROM events
-  WHERE project_id = $1 AND tx >= (SELECT watermark FROM rollup_state) AND ts >= $2 AND ts < $3
+  WHERE project_id = $1 AND tx >= $4 AND ts >= $2 AND ts < $3
 ) u GROUP BY key`
 
 const complianceToolCallsSQL = `SELECT coalesce(sum(calls), 0)::bigint FROM (
@@ -62,7 +65,7 @@ const complianceToolCallsSQL = `SELECT coalesce(sum(calls), 0)::bigint FROM (
   WHERE project_id = $1 AND dim = 'tool' AND agent_name = '' AND bucket >= $2 AND bucket < $3
   UNION ALL
   SELECT 1 FROM events
-  WHERE project_id = $1 AND tx >= (SELECT watermark FROM rollup_state) AND ts >= $2 AND ts < $3
+  WHERE project_id = $1 AND tx >= $4 AND ts >= $2 AND ts < $3
     AND tool_name IS NOT NULL
 ) u`
 
@@ -75,13 +78,14 @@ FROM runs WHERE project_id = $1 AND agent_name = ANY($2) AND first_ts >= $3 AND 
 // ReadCompliance reads the usage of agents in one snapshot.
 func (db *DB) ReadCompliance(ctx context.Context, project string, agents []string, from, to time.Time) (ComplianceData, error) {
 	d := ComplianceData{Totals: map[string][2]int64{}, LastSeen: map[[3]string]time.Time{}}
-	err := pgx.BeginTxFunc(ctx, db.Pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly},
-		func(tx pgx.Tx) error { return readCompliance(ctx, tx, project, agents, from, to, &d) })
-	return d, translate(err, "compliance")
+	err := db.readSnapshot(ctx, func(tx pgx.Tx, watermark int64) error {
+		return readCompliance(ctx, tx, watermark, project, agents, from, to, &d)
+	})
+	return d, err // readSnapshot translated it
 }
 
-func readCompliance(ctx context.Context, tx pgx.Tx, project string, agents []string, from, to time.Time, d *ComplianceData) error {
-	rows, err := tx.Query(ctx, complianceUsageSQL, project, agents, from, to)
+func readCompliance(ctx context.Context, tx pgx.Tx, watermark int64, project string, agents []string, from, to time.Time, d *ComplianceData) error {
+	rows, err := tx.Query(ctx, complianceUsageSQL, project, agents, from, to, watermark)
 	if err != nil {
 		return err
 	}
@@ -93,7 +97,7 @@ func readCompliance(ctx context.Context, tx pgx.Tx, project string, agents []str
 	}); err != nil {
 		return err
 	}
-	rows, err = tx.Query(ctx, complianceTotalsSQL, project, from, to)
+	rows, err = tx.Query(ctx, complianceTotalsSQL, project, from, to, watermark)
 	if err != nil {
 		return err
 	}
@@ -106,7 +110,7 @@ func readCompliance(ctx context.Context, tx pgx.Tx, project string, agents []str
 	}); err != nil {
 		return err
 	}
-	if err := tx.QueryRow(ctx, complianceToolCallsSQL, project, from, to).Scan(&d.ToolCalls); err != nil {
+	if err := tx.QueryRow(ctx, complianceToolCallsSQL, project, from, to, watermark).Scan(&d.ToolCalls); err != nil {
 		return err
 	}
 	rows, err = tx.Query(ctx, `SELECT agent_name, dim, key, last_seen FROM agent_last_seen
