@@ -48,14 +48,14 @@ func (s *Server) analyticsAgentDetail(r *http.Request) (AgentDetail, error) {
 	// about as long as its slowest section rather than the sum of them.
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(detailReads)
-	var calls postgres.AgentCalls
+	var latencies []int64
 	var steps []postgres.AgentStep
 	q := postgres.RunQuery{ProjectID: project, Start: v.window.Start, End: v.window.End, AgentName: agent}
 	g.Go(func() error {
 		return s.readDetailBreakdowns(gctx, &out, report{project: project, agent: agent, rng: rng, window: v.window})
 	})
 	g.Go(func() (err error) {
-		calls, err = s.DB.ReadAgentCalls(gctx, project, agent, q.Start, q.End)
+		latencies, err = s.DB.ReadAgentLatencies(gctx, project, agent, q.Start, q.End)
 		return err
 	})
 	g.Go(func() (err error) {
@@ -85,9 +85,9 @@ func (s *Server) analyticsAgentDetail(r *http.Request) (AgentDetail, error) {
 	if err := g.Wait(); err != nil {
 		return AgentDetail{}, err
 	}
-	lat := agentview.LatencyOf(calls.Latencies)
+	lat := agentview.LatencyOf(latencies)
 	out.Latency = AgentLatency{P50: lat.P50, P95: lat.P95, P99: lat.P99, Avg: lat.Avg, SampleSize: lat.SampleSize}
-	out.Steps = agentStepRows(steps, calls.Steps)
+	out.Steps = agentStepRows(steps)
 	return out, nil
 }
 
@@ -126,13 +126,11 @@ func (s *Server) readDetailTail(ctx context.Context, out *AgentDetail, q postgre
 	return nil
 }
 
-// agentStepRows joins the per-run step figures with the step facts of the
-// agent's calls (models, tool flag).
-func agentStepRows(steps []postgres.AgentStep, facts map[string]postgres.StepCalls) []AgentStepRow {
+// agentStepRows turns the per-run step figures into step rows.
+func agentStepRows(steps []postgres.AgentStep) []AgentStepRow {
 	out := make([]AgentStepRow, len(steps))
 	for i, st := range steps {
-		f := facts[st.StepName]
-		models := f.Models
+		models := st.Models
 		if models == nil {
 			models = []string{}
 		}
@@ -140,7 +138,7 @@ func agentStepRows(steps []postgres.AgentStep, facts map[string]postgres.StepCal
 		if !slices.IsSorted(costs) {
 			costs = slices.Sorted(slices.Values(costs))
 		}
-		out[i] = AgentStepRow{StepName: st.StepName, Tool: f.Tool, Models: models, Runs: st.Runs, Calls: st.Calls,
+		out[i] = AgentStepRow{StepName: st.StepName, Tool: st.Tool, Models: models, Runs: st.Runs, Calls: st.Calls,
 			CallsPerRun: analytics.Mean(st.Calls, st.Runs), MaxCallsPerRun: st.MaxCallsPerRun,
 			TotalCost: money(st.CostNano), SuccessRate: analytics.Percent(st.SuccessCalls, st.Calls)}
 		if len(costs) > 0 {

@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"encoding/json"
 	"slices"
 	"strings"
 	"time"
@@ -194,10 +195,10 @@ func queueRunInserts(b *pgx.Batch, built []builtRun) {
 	for _, br := range built {
 		r.add(br)
 		for _, g := range br.Steps {
-			st.add(br.RunKey, g)
+			st.add(br, g)
 		}
 		for _, g := range br.Tools {
-			tl.add(br.RunKey, g)
+			tl.add(br, g)
 		}
 		for i, x := range br.Repeats {
 			rp.add(br, i, x)
@@ -209,18 +210,25 @@ SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::timesta
   $7::timestamptz[], $8::bigint[], $9::bigint[], $10::bigint[], $11::bigint[], $12::bigint[], $13::bigint[],
   $14::bigint[], $15::bigint[])`, r.p, r.t, r.agent, r.workflow, r.first, r.firstID, r.lastEnd,
 		r.calls, r.cost, r.tools, r.failed, r.success, r.tokens, r.depth, r.steps)
-	for _, g := range []struct {
-		table, name string
-		c           *groupCols
-	}{{"run_steps", "step_name", &st}, {"run_tools", "tool_name", &tl}} {
-		if len(g.c.p) == 0 {
-			continue
-		}
-		b.Queue(`INSERT INTO `+g.table+` (project_id, trace_id, `+g.name+`, calls, cost_nano, tokens,
+	if len(st.p) > 0 {
+		// Steps also carry the run's agent and first call, and their tool
+		// calls and models, for the agent detail (migration 0021). A models
+		// array goes as one JSON text per step: unnest cannot take an array
+		// of arrays of different lengths.
+		b.Queue(`INSERT INTO run_steps (project_id, trace_id, step_name, calls, cost_nano, tokens,
+  latency_sum, latency_count, success_calls, agent_name, first_ts, tool_calls, models)
+SELECT p, t, n, c, co, tk, ls, lc, sc, a, f, tc, ARRAY(SELECT jsonb_array_elements_text(m))
+FROM unnest($1::uuid[], $2::text[], $3::text[], $4::bigint[], $5::bigint[], $6::bigint[],
+  $7::bigint[], $8::bigint[], $9::bigint[], $10::text[], $11::timestamptz[], $12::bigint[], $13::jsonb[])
+  AS u(p, t, n, c, co, tk, ls, lc, sc, a, f, tc, m)`, st.p, st.t, st.name, st.calls, st.cost, st.tokens,
+			st.latSum, st.latCount, st.success, st.agent, st.first, st.toolCalls, st.models)
+	}
+	if len(tl.p) > 0 {
+		b.Queue(`INSERT INTO run_tools (project_id, trace_id, tool_name, calls, cost_nano, tokens,
   latency_sum, latency_count, success_calls)
 SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::bigint[], $5::bigint[], $6::bigint[],
-  $7::bigint[], $8::bigint[], $9::bigint[])`, g.c.p, g.c.t, g.c.name, g.c.calls, g.c.cost, g.c.tokens,
-			g.c.latSum, g.c.latCount, g.c.success)
+  $7::bigint[], $8::bigint[], $9::bigint[])`, tl.p, tl.t, tl.name, tl.calls, tl.cost, tl.tokens,
+			tl.latSum, tl.latCount, tl.success)
 	}
 	if len(rp.p) > 0 {
 		b.Queue(`INSERT INTO run_repeats (project_id, trace_id, seq, workflow, step_name, tool_name, model,
@@ -253,14 +261,19 @@ func (c *runCols) add(br builtRun) {
 	c.depth, c.steps = append(c.depth, s.MaxDepth), append(c.steps, s.Steps)
 }
 
-// groupCols are run_steps or run_tools columns as unnest arrays.
+// groupCols are run_steps or run_tools columns as unnest arrays; the
+// run's agent and first call, tool calls and models are run_steps' only.
 type groupCols struct {
-	p, t, name                                     []string
-	calls, cost, tokens, latSum, latCount, success []int64
+	p, t, name, agent, models                                 []string
+	first                                                     []time.Time
+	calls, cost, tokens, latSum, latCount, success, toolCalls []int64
 }
 
-func (c *groupCols) add(k RunKey, g runs.Group) {
-	c.p, c.t, c.name = append(c.p, k.ProjectID), append(c.t, k.TraceID), append(c.name, g.Name)
+func (c *groupCols) add(br builtRun, g runs.Group) {
+	c.p, c.t, c.name = append(c.p, br.ProjectID), append(c.t, br.TraceID), append(c.name, g.Name)
+	c.agent, c.first, c.toolCalls = append(c.agent, br.AgentName), append(c.first, br.FirstTS), append(c.toolCalls, g.ToolCalls)
+	models, _ := json.Marshal(append([]string{}, g.Models...)) // "[]", never "null"; a []string always marshals
+	c.models = append(c.models, string(models))
 	c.calls, c.cost, c.tokens = append(c.calls, g.Calls), append(c.cost, g.CostNano), append(c.tokens, g.Tokens)
 	c.latSum, c.latCount, c.success = append(c.latSum, g.LatencySum), append(c.latCount, g.LatencyCount),
 		append(c.success, g.SuccessCalls)

@@ -74,6 +74,10 @@ type Group struct {
 	LatencySum   int64
 	LatencyCount int64
 	SuccessCalls int64
+	// ToolCalls counts the calls that carry a tool_name; Models are the
+	// distinct models of the calls, sorted (the agent detail's step facts).
+	ToolCalls int64
+	Models    []string
 }
 
 // Repeat is a group of two or more identical calls of one run.
@@ -216,6 +220,15 @@ func groups(sorted []Call, name func(Call) string) []Group {
 		if c.Success {
 			g.SuccessCalls++
 		}
+		if c.ToolName != "" {
+			g.ToolCalls++
+		}
+		if !slices.Contains(g.Models, c.Model) {
+			g.Models = append(g.Models, c.Model)
+		}
+	}
+	for i := range out {
+		slices.Sort(out[i].Models)
 	}
 	slices.SortFunc(out, func(a, b Group) int { return cmp.Compare(a.Name, b.Name) })
 	return out

@@ -1,6 +1,7 @@
 package runs
 
 import (
+	"reflect"
 	"testing"
 	"time"
 )
@@ -20,7 +21,7 @@ func TestBuildDepthOrderAndTotals(t *testing.T) {
 	child := call("e2", 1, "s2", "s1")
 	child.Workflow, child.StepName, child.ToolName, child.LatencyMS = "wf", "search", "web", ms(3000)
 	grand := call("e3", 1, "", "s2") // no span id: its event id stands in
-	grand.StepName, grand.Success, grand.CostNano = "search", false, 250
+	grand.StepName, grand.Success, grand.CostNano, grand.Model = "search", false, 250, "m-mini"
 	orphan := call("e0", 2, "s9", "missing")
 	orphan.AgentName = "b"
 	r := Build([]Call{grand, orphan, child, root})
@@ -44,8 +45,9 @@ func TestBuildDepthOrderAndTotals(t *testing.T) {
 			t.Fatalf("span %d: %s depth %d index %d, want %+v", i, sp.EventID, sp.Depth, sp.StepIndex, w)
 		}
 	}
-	if len(r.Steps) != 2 || r.Steps[1] != (Group{Name: "search", Calls: 2, CostNano: 350, Tokens: 30,
-		LatencySum: 3000, LatencyCount: 1, SuccessCalls: 1}) {
+	// The two search calls: one a tool call, two models, sorted.
+	if len(r.Steps) != 2 || !reflect.DeepEqual(r.Steps[1], Group{Name: "search", Calls: 2, CostNano: 350, Tokens: 30,
+		LatencySum: 3000, LatencyCount: 1, SuccessCalls: 1, ToolCalls: 1, Models: []string{"m", "m-mini"}}) {
 		t.Fatalf("steps %+v", r.Steps)
 	}
 	if len(r.Tools) != 1 || r.Tools[0].Name != "web" || r.Tools[0].Calls != 1 {

@@ -1,0 +1,46 @@
+package postgres_test
+
+import (
+	"context"
+	"math/rand/v2"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestUpgradeFillsRunStepFacts takes a database with runs back to before
+// migration 0021 and migrates it again: the step rows' agent, first call,
+// tool calls and models filled by its UPDATE must equal those the run
+// refresh computes in Go (internal/runs), models in byte order.
+func TestUpgradeFillsRunStepFacts(t *testing.T) {
+	db := openDB(t)
+	ctx := context.Background()
+	p := newProject(t, db)
+	rng := rand.New(rand.NewPCG(21, 21))
+	calls := randomRunCalls(rng, p, 300, time.Date(2026, 8, 1, 9, 0, 0, 0, time.UTC))
+	for i := range calls {
+		// Byte order puts "Zeta" before "alpha"; a linguistic one does not.
+		calls[i].Model = []string{"m1", "Zeta", "alpha"}[rng.IntN(3)]
+	}
+	if _, err := db.Write(ctx, calls, nil); err != nil {
+		t.Fatal(err)
+	}
+	want := readRunTables(t, db, p)["run_steps"]
+	if !strings.Contains(strings.Join(want, "\n"), `{Zeta,alpha}`) {
+		t.Fatalf("no step used both models, the test proves nothing:\n%s", strings.Join(want, "\n"))
+	}
+	if _, err := db.Pool.Exec(ctx, `ALTER TABLE run_steps DROP COLUMN agent_name, DROP COLUMN first_ts,
+  DROP COLUMN tool_calls, DROP COLUMN models;
+DROP INDEX events_project_agent_ts_lat_idx;
+CREATE INDEX events_project_agent_ts_idx ON events (project_id, agent_name, ts DESC);
+DELETE FROM schema_migrations WHERE version = 21`); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := db.Migrate(ctx); err != nil || n != 1 {
+		t.Fatalf("migrate: %d %v", n, err)
+	}
+	if got := readRunTables(t, db, p)["run_steps"]; !reflect.DeepEqual(got, want) {
+		t.Fatalf("run_steps after the upgrade\n got %s\nwant %s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
