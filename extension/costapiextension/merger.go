@@ -10,9 +10,11 @@ import (
 )
 
 // merger folds newly stored events into the analytics rollups every
-// interval (postgres.MergeRollups). Reports are exact without it (they
-// read the unmerged tail raw); it keeps that tail small. Several instances
-// on one database each run one: they take turns on the merger's lock.
+// interval (postgres.MergeRollups), then refreshes the runs ingest marked
+// (postgres.MergeRuns). Reports are exact without it (they read the
+// unmerged tail raw, and run reports refresh their project's marked runs
+// first); it keeps that work small. Several instances on one database each
+// run one: they take turns on the merger's lock and on the runs' locks.
 type merger struct {
 	cancel context.CancelFunc
 	done   chan struct{}
@@ -47,14 +49,15 @@ func mergeOnce(ctx context.Context, db *postgres.DB, log *zap.Logger, failing bo
 	if err == nil {
 		// A summary the vacuum could not give now comes with the next tick.
 		_ = db.SummarizeTail(ctx)
+		_, err = db.MergeRuns(ctx)
 	}
 	switch {
 	case err != nil && ctx.Err() != nil:
 		return failing
 	case err != nil && !failing:
-		log.Warn("merging events into the analytics rollups failed; reports stay exact, retrying", zap.Error(err))
+		log.Warn("merging events into the analytics rollups or runs failed; reports stay exact, retrying", zap.Error(err))
 	case err == nil && failing:
-		log.Info("merging events into the analytics rollups works again")
+		log.Info("merging events into the analytics rollups and runs works again")
 	}
 	return err != nil
 }

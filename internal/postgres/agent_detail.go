@@ -66,6 +66,9 @@ type AgentStep struct {
 // the per-run step rows (the ones the step report's rollups are summed
 // from), by step name across workflows, most expensive first.
 func (db *DB) AgentSteps(ctx context.Context, q RunQuery) ([]AgentStep, error) {
+	if err := db.FreshRuns(ctx, q.ProjectID); err != nil {
+		return nil, err
+	}
 	q.Limit = 0
 	sql, args := q.sql(`SELECT s.step_name, count(*), sum(s.calls)::bigint, sum(s.cost_nano)::bigint,
   sum(s.success_calls)::bigint, max(s.calls), array_agg(s.cost_nano ORDER BY s.cost_nano)

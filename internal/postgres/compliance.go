@@ -75,6 +75,9 @@ FROM runs WHERE project_id = $1 AND agent_name = ANY($2) AND first_ts >= $3 AND 
 // ReadCompliance reads the usage of agents in one snapshot.
 func (db *DB) ReadCompliance(ctx context.Context, project string, agents []string, from, to time.Time) (ComplianceData, error) {
 	d := ComplianceData{Totals: map[string][2]int64{}, LastSeen: map[[3]string]time.Time{}}
+	if err := db.FreshRuns(ctx, project); err != nil {
+		return d, err
+	}
 	err := pgx.BeginTxFunc(ctx, db.Pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly},
 		func(tx pgx.Tx) error { return readCompliance(ctx, tx, project, agents, from, to, &d) })
 	return d, translate(err, "compliance")

@@ -19,15 +19,16 @@ type WriteResult struct {
 
 // insertSQL writes events and outcomes in ONE statement, adds the stored
 // calls' metered spend to the month counters (spend_month) and their tools
-// and models to agent_last_seen, and returns the runs its stored calls and
-// recorded outcomes touch and the projects' policy versions; Write refreshes
-// those runs in the same transaction: all land or none does, and a
-// duplicate (skipped by ON CONFLICT, so absent from ev) touches no run.
-// Events are inserted in event_id order so overlapping concurrent batches
-// take row locks in the same order and cannot deadlock. Rollups are not
-// touched here: each row records its transaction (events.tx) and the
-// merger folds it in later, while reports read it from the tail until
-// then (merge.go). Outcome parameters follow the event columns.
+// and models to agent_last_seen, marks the runs its stored calls and
+// recorded outcomes touch as pending (runs_pending, refreshed later by the
+// run merger or the next run report: runs_pending.go), and returns the
+// projects' policy versions: all land or none does, and a duplicate
+// (skipped by ON CONFLICT, so absent from ev) marks no run. Events are
+// inserted in event_id order so overlapping concurrent batches take row
+// locks in the same order and cannot deadlock. Rollups are not touched
+// here: each row records its transaction (events.tx) and the merger folds
+// it in later, while reports read it from the tail until then (merge.go).
+// Outcome parameters follow the event columns.
 var insertSQL = func() string {
 	n := len(eventCols)
 	return `WITH ev AS (
@@ -41,15 +42,13 @@ var insertSQL = func() string {
   ON CONFLICT (project_id, trace_id) DO UPDATE
     SET success = excluded.success, label = excluded.label, recorded_at = excluded.recorded_at
   RETURNING project_id, trace_id
-)`+spendUpsert+lastSeenUpsert+`
+)`+spendUpsert+lastSeenUpsert+pendingUpsert+`
 SELECT (SELECT count(*) FROM ev), (SELECT count(*) FROM oc), (SELECT count(*) FROM ls),
     coalesce((SELECT array_agg(sp.project_id::text ORDER BY sp.project_id, sp.month) FROM sp), '{}'),
     coalesce((SELECT array_agg(sp.month ORDER BY sp.project_id, sp.month) FROM sp), '{}'),
     coalesce((SELECT array_agg(sp.metered_nano ORDER BY sp.project_id, sp.month) FROM sp), '{}'),
     coalesce((SELECT array_agg(sd.delta ORDER BY sd.project_id, sd.month) FROM sd), '{}'),
-    `+policyVersionsOf+`,
-  `+runKeysOf("(SELECT project_id, trace_id FROM ev UNION ALL SELECT project_id, trace_id FROM oc) k"),
-		n+1, n+2, n+3, n+4)
+    `+policyVersionsOf, n+1, n+2, n+3, n+4)
 }()
 
 // Write stores events (deduplicated by project and event_id) and outcomes (a
@@ -74,13 +73,9 @@ func (db *DB) WriteWith(ctx context.Context, hook WriteHook, events []event.Even
 	err := pgx.BeginFunc(ctx, db.Pool, func(tx pgx.Tx) error {
 		var seenRows int64
 		var sp spendArrays
-		var touched, versions []string
+		var versions []string
 		if err := tx.QueryRow(ctx, insertSQL, args...).Scan(&res.Stored, &res.Outcomes, &seenRows,
-			&sp.projects, &sp.months, &sp.after, &sp.delta, &versions, &touched); err != nil {
-			return err
-		}
-		// Runs first: the hook judges per-run limits on their totals.
-		if err := RefreshRuns(ctx, tx, parseRunKeys(touched)); err != nil {
+			&sp.projects, &sp.months, &sp.after, &sp.delta, &versions); err != nil {
 			return err
 		}
 		if hook == nil || res.Stored == 0 {

@@ -135,12 +135,18 @@ func (w *WriteTx) LoadPolicy(ctx context.Context, projectID string) (Policy, err
 	return p, err
 }
 
-// runTotalsSQL reads the stored totals of runs (calls sharing a trace_id)
-// that carry a workflow, across every batch: the runs table, refreshed
-// earlier in the same transaction. A run belongs to the agent of its
-// first call.
-const runTotalsSQL = `SELECT agent_name, trace_id, tool_calls, cost_nano, last_end
-FROM runs WHERE project_id = $1 AND trace_id = ANY($2) AND workflow IS NOT NULL`
+// runTotalsSQL computes the totals of runs (calls sharing a trace_id) that
+// carry a workflow from their stored calls, across every batch, this one
+// included: the runs table is refreshed after the commit (runs_pending.go).
+// The definitions are internal/runs' (Summary): the run's agent is its
+// first call's by (timestamp, event_id), its workflow any non-empty one,
+// tool calls those with a tool_name, its last activity the latest
+// timestamp + latency.
+const runTotalsSQL = `SELECT (array_agg(agent_name ORDER BY ts, event_id COLLATE "C"))[1], trace_id,
+  count(*) FILTER (WHERE coalesce(tool_name, '') <> ''), sum(cost_nano)::bigint,
+  max(ts + coalesce(latency_ms, 0) * interval '1 millisecond')
+FROM events WHERE project_id = $1 AND trace_id = ANY($2)
+GROUP BY trace_id HAVING bool_or(coalesce(workflow, '') <> '')`
 
 // RunTotals reads the stored totals of the runs traceIDs, by agent.
 func (w *WriteTx) RunTotals(ctx context.Context, projectID string, traceIDs []string) (map[string][]guardrail.Run, error) {
