@@ -33,7 +33,7 @@ var insertSQL = func() string {
 	n := len(eventCols)
 	return `WITH ev AS (
   ` + unnestInsert() + `
-  RETURNING project_id, trace_id, ts, agent_name, model, tool_name, billing, cost_nano
+  RETURNING project_id, trace_id, event_id, ts, agent_name, model, tool_name, workflow, latency_ms, billing, cost_nano
 )` + fmt.Sprintf(`, oc AS (
   INSERT INTO outcomes (project_id, trace_id, success, label, recorded_at)
   SELECT p, t, s, NULLIF(l, ''), now()

@@ -9,7 +9,6 @@ import (
 
 	"github.com/llmcost/llmcost/internal/benchdata"
 	"github.com/llmcost/llmcost/internal/event"
-	"github.com/llmcost/llmcost/internal/postgres"
 	"github.com/llmcost/llmcost/internal/pricing"
 )
 
@@ -19,7 +18,8 @@ import (
 // with thousands of others) through Write in 100 batches of 1,000 from 4
 // goroutines, as make bench-analytics sends them over HTTP, then the same
 // calls without trace ids, then by COPY into events alone, each into a
-// fresh project, and prints the rates and the ratios to COPY. It isolates
+// fresh project, and prints the rates, the ratios to COPY and how long the
+// rollup and run mergers take to fold the traced calls in afterwards. It isolates
 // the store's share of ingest from HTTP and the pipeline:
 //
 //	go test -run '^$' -bench BenchmarkIngestDay -benchtime 1x ./internal/postgres/
@@ -37,7 +37,13 @@ func BenchmarkIngestDay(b *testing.B) {
 		if _, err := db.MergeRollups(ctx); err != nil {
 			b.Fatal(err)
 		}
-		fmt.Printf("merge after the traced write: %s\n", time.Since(merge).Round(time.Millisecond))
+		fmt.Printf("rollup merge after the traced write: %s\n", time.Since(merge).Round(time.Millisecond))
+		merge = time.Now()
+		n, err := db.MergeRuns(ctx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		fmt.Printf("run merge after the traced write: %d runs in %s\n", n, time.Since(merge).Round(time.Millisecond))
 		untraced := rate(b, stripTraces(calls), newProject(b, db), func(evs []event.Event) error {
 			_, err := db.Write(ctx, evs, nil)
 			return err
@@ -96,5 +102,3 @@ func rate(b *testing.B, calls []event.Event, project string, write func([]event.
 	}
 	return float64(len(calls)) / time.Since(start).Seconds()
 }
-
-var _ = postgres.WriteResult{}

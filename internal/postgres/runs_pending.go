@@ -7,102 +7,116 @@ import (
 )
 
 // Runs are refreshed outside the ingest transaction (migration 0020,
-// docs/analytics.md "Runs"). Refreshing them inside it (RefreshRuns: run
-// locks, every call of each run read again, the runs and their children
-// replaced, each touched (agent, day, workflow) key recomputed from all its
-// runs) took about 130 ms of a traced 1,000-call batch, four times the rest
-// of the transaction, and a project's batches queue behind each other's
-// commit (the month's spend row), so ingest of traced calls ran at a
-// quarter of raw COPY. The ingest statement now marks the runs it touched
-// in runs_pending (one row per run, stamped with the marking transaction's
-// id), and:
+// docs/analytics.md "Runs"). Refreshing them inside it (RefreshRuns: every
+// call of each run read again, the runs and their children replaced, each
+// touched (agent, day, workflow) key recomputed from all its runs) took
+// about 130 ms of a traced 1,000-call batch, four times the rest of the
+// transaction, and a project's batches queue behind each other's commit
+// (the month's spend row), so ingest of traced calls ran at a quarter of
+// raw COPY. The ingest statement now marks the runs it touched in
+// runs_pending, one row per run carrying the marked calls' share of the
+// run's guardrail totals, and:
 //
-//   - the run merger (MergeRuns, every second beside the rollup merger)
+//   - the run merger (MergeRuns, every second after the rollup merger)
 //     refreshes the marked runs in chunks: a day key is recomputed once per
 //     chunk instead of once per batch;
 //   - every run report first refreshes its project's marked runs
 //     (FreshRuns: one primary-key probe when there is none), so a 200 on
 //     ingest still means every report includes the batch;
-//   - per-run guardrail limits judge totals computed from the calls of the
-//     batch's runs in the ingest transaction (WriteTx.RunTotals).
+//   - per-run guardrail limits are judged on the runs row plus its mark
+//     (WriteTx.RunTotals), read in one snapshot.
 //
-// A mark is removed only by the transaction that refreshed its run, and
-// only while it still holds the id the refresher read before reading the
-// calls: a batch that touched the run meanwhile has changed the id (or holds
-// the row, which the removal skips), so its calls, possibly committed after
-// the refresher read, are refreshed again later. Refreshers take the runs'
-// advisory locks (RefreshRuns), so a merger and a report refreshing the same
-// run queue, and the second reads what the first committed.
+// A refresher locks the marks before it reads the calls and deletes them
+// in the transaction that writes the runs: a batch that committed before
+// the lock has its calls read, one that marks the run meanwhile waits for
+// the commit and then makes a new mark, so runs row + mark never count a
+// call twice nor miss one. The merger skips marks an ingest in progress
+// holds (it never waits for ingest); a report waits for them, since such a
+// mark may also carry a batch already acknowledged.
 
 // pendingUpsert marks the runs of the stored calls and recorded outcomes,
-// in key order (concurrent batches cannot deadlock). A mark that exists gets
-// this transaction's id: a refresher reading the old id keeps it.
+// in key order (concurrent batches cannot deadlock), adding the calls'
+// totals to an existing mark.
 const pendingUpsert = `, rp AS (
-  INSERT INTO runs_pending (project_id, trace_id)
-  SELECT DISTINCT project_id, trace_id FROM (SELECT project_id, trace_id FROM ev UNION ALL
-    SELECT project_id, trace_id FROM oc) k
-  WHERE trace_id IS NOT NULL ORDER BY 1, 2
-  ON CONFLICT (project_id, trace_id) DO UPDATE SET tx = excluded.tx
+  INSERT INTO runs_pending (project_id, trace_id, calls, cost_nano, tool_calls, has_workflow, first_ts,
+    first_event_id, first_agent, last_end)
+  SELECT project_id, trace_id, sum(n)::bigint, sum(cost_nano)::bigint, sum(tool)::bigint, bool_or(wf),
+    min(ts), (array_agg(event_id ORDER BY ts, event_id COLLATE "C"))[1],
+    (array_agg(agent_name ORDER BY ts, event_id COLLATE "C"))[1], max(last_end)
+  FROM (SELECT project_id, trace_id, 1 AS n, cost_nano, (coalesce(tool_name, '') <> '')::int AS tool,
+      coalesce(workflow, '') <> '' AS wf, ts, event_id, agent_name,
+      ts + coalesce(latency_ms, 0) * interval '1 millisecond' AS last_end FROM ev
+    UNION ALL SELECT project_id, trace_id, 0, 0, 0, false, NULL, NULL, NULL, NULL FROM oc) k
+  WHERE trace_id IS NOT NULL GROUP BY 1, 2 ORDER BY 1, 2
+  ON CONFLICT (project_id, trace_id) DO UPDATE SET calls = runs_pending.calls + excluded.calls,
+    cost_nano = runs_pending.cost_nano + excluded.cost_nano, tool_calls = runs_pending.tool_calls + excluded.tool_calls,
+    has_workflow = runs_pending.has_workflow OR excluded.has_workflow,
+    first_ts = CASE WHEN ` + pendingEarlier + ` THEN excluded.first_ts ELSE runs_pending.first_ts END,
+    first_event_id = CASE WHEN ` + pendingEarlier + ` THEN excluded.first_event_id ELSE runs_pending.first_event_id END,
+    first_agent = CASE WHEN ` + pendingEarlier + ` THEN excluded.first_agent ELSE runs_pending.first_agent END,
+    last_end = greatest(runs_pending.last_end, excluded.last_end)
   RETURNING 1
 )`
 
-// pendingChunk is how many marked runs one refresh transaction takes.
-const pendingChunk = 2000
+// pendingEarlier: the batch's first call of the run precedes the mark's
+// (or the mark has none); false when the batch has no call of the run.
+const pendingEarlier = `(runs_pending.first_ts IS NULL AND excluded.first_ts IS NOT NULL
+      OR (excluded.first_ts, excluded.first_event_id COLLATE "C") < (runs_pending.first_ts, runs_pending.first_event_id COLLATE "C"))`
 
-// pendingSQL lists marked runs of project $1 (NULL: every project) after
-// the key ($3, $4) in key order: one pass of refreshAll visits each mark at
-// most once, however fast ingest marks runs again.
-const pendingSQL = `SELECT project_id::text, trace_id, tx FROM runs_pending
+// pendingChunk is how many marked runs one refresh transaction takes:
+// an ingest marking one of them waits for that transaction's commit.
+const pendingChunk = 500
+
+// pendingSQL locks marked runs of project $1 (NULL: every project) after
+// the key ($3, $4), in key order: one pass of refreshAll visits each mark
+// at most once, however fast ingest marks runs again.
+const pendingSQL = `SELECT project_id::text, trace_id FROM runs_pending
 WHERE ($1::uuid IS NULL OR project_id = $1) AND (project_id, trace_id) > ($3::uuid, $4::text)
-ORDER BY project_id, trace_id LIMIT $2`
+ORDER BY project_id, trace_id LIMIT $2 FOR UPDATE`
 
 // noKey sorts before every run key.
 var noKey = RunKey{ProjectID: "00000000-0000-0000-0000-000000000000"}
 
-// unmarkSQL removes the marks that still carry the id read before the
-// refresh; one held by an ingest in progress is skipped (not waited for).
-const unmarkSQL = `WITH m AS (
-  SELECT r.ctid FROM runs_pending r
-  JOIN unnest($1::uuid[], $2::text[], $3::bigint[]) AS u(p, t, x) ON r.project_id = u.p AND r.trace_id = u.t
-  WHERE r.tx = u.x
-  FOR UPDATE OF r SKIP LOCKED
-)
-DELETE FROM runs_pending r USING m WHERE r.ctid = m.ctid`
+// lockMarksSQL locks the marks of runs about to be refreshed, in key
+// order; the refresh deletes them (deleteMarksSQL) before it commits.
+const lockMarksSQL = `SELECT count(*) FROM (SELECT 1 FROM runs_pending m
+  JOIN unnest($1::uuid[], $2::text[]) AS u(p, t) ON m.project_id = u.p AND m.trace_id = u.t
+  ORDER BY m.project_id, m.trace_id FOR UPDATE OF m) s`
+
+const deleteMarksSQL = `DELETE FROM runs_pending m USING unnest($1::uuid[], $2::text[]) AS u(p, t)
+WHERE m.project_id = u.p AND m.trace_id = u.t`
 
 // refreshPending refreshes one chunk of project's marked runs (nil: any
-// project's) after the key after, and answers the keys it took.
-func refreshPending(ctx context.Context, tx pgx.Tx, project *string, after RunKey) ([]RunKey, error) {
-	rows, err := tx.Query(ctx, pendingSQL, project, pendingChunk, after.ProjectID, after.TraceID)
+// project's) after the key after, and answers the keys it took; with
+// skipLocked it leaves the marks an ingest in progress holds for later.
+func refreshPending(ctx context.Context, tx pgx.Tx, project *string, after RunKey, skipLocked bool) ([]RunKey, error) {
+	sql := pendingSQL
+	if skipLocked {
+		sql += " SKIP LOCKED"
+	}
+	rows, err := tx.Query(ctx, sql, project, pendingChunk, after.ProjectID, after.TraceID)
 	if err != nil {
 		return nil, err
 	}
-	var keys []RunKey
-	var marks []int64
-	var k RunKey
-	var mark int64
-	if _, err := pgx.ForEachRow(rows, []any{&k.ProjectID, &k.TraceID, &mark}, func() error {
-		keys, marks = append(keys, k), append(marks, mark)
-		return nil
-	}); err != nil || len(keys) == 0 {
+	keys, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (RunKey, error) {
+		var k RunKey
+		return k, r.Scan(&k.ProjectID, &k.TraceID)
+	})
+	if err != nil || len(keys) == 0 {
 		return nil, err
 	}
-	if err := RefreshRuns(ctx, tx, keys); err != nil {
-		return nil, err
-	}
-	p, t := keyArrays(keys)
-	_, err = tx.Exec(ctx, unmarkSQL, p, t, marks)
-	return keys, err
+	return keys, RefreshRuns(ctx, tx, keys)
 }
 
 // refreshAll refreshes the marked runs (of project, nil: all) in one pass
 // in key order, a chunk per transaction.
-func (db *DB) refreshAll(ctx context.Context, project *string) (int, error) {
+func (db *DB) refreshAll(ctx context.Context, project *string, skipLocked bool) (int, error) {
 	total, after := 0, noKey
 	for {
 		var keys []RunKey
 		err := pgx.BeginFunc(ctx, db.Pool, func(tx pgx.Tx) error {
 			var err error
-			keys, err = refreshPending(ctx, tx, project, after)
+			keys, err = refreshPending(ctx, tx, project, after, skipLocked)
 			return err
 		})
 		total += len(keys)
@@ -113,13 +127,13 @@ func (db *DB) refreshAll(ctx context.Context, project *string) (int, error) {
 	}
 }
 
-// MergeRuns refreshes every marked run, in chunks; the extension runs it
+// MergeRuns refreshes the marked runs, in chunks, skipping those an ingest
+// in progress holds (the next merge takes them); the extension runs it
 // every second after MergeRollups, and tests call it when they read the run
-// tables directly. Several instances may run it at once: they queue on the
-// runs' locks and each run ends current. It answers how many runs it
-// refreshed.
+// tables directly. Several instances may run it at once: each run is
+// refreshed by one of them. It answers how many runs it refreshed.
 func (db *DB) MergeRuns(ctx context.Context) (int, error) {
-	return db.refreshAll(ctx, nil)
+	return db.refreshAll(ctx, nil, true)
 }
 
 // FreshRuns refreshes the project's marked runs, if any, before a read of
@@ -131,6 +145,6 @@ func (db *DB) FreshRuns(ctx context.Context, projectID string) error {
 		projectID).Scan(&marked); err != nil || !marked {
 		return translate(err, "runs")
 	}
-	_, err := db.refreshAll(ctx, &projectID)
+	_, err := db.refreshAll(ctx, &projectID, false)
 	return err
 }

@@ -135,20 +135,21 @@ func (w *WriteTx) LoadPolicy(ctx context.Context, projectID string) (Policy, err
 	return p, err
 }
 
-// runTotalsSQL computes the totals of runs (calls sharing a trace_id) that
-// carry a workflow from their stored calls, across every batch, this one
-// included: the runs table is refreshed after the commit (runs_pending.go).
-// The definitions are internal/runs' (Summary): the run's agent is its
-// first call's by (timestamp, event_id), its workflow any non-empty one,
-// tool calls those with a tool_name, its last activity the latest
-// timestamp + latency.
-const runTotalsSQL = `SELECT (array_agg(agent_name ORDER BY ts, event_id COLLATE "C"))[1], trace_id,
-  count(*) FILTER (WHERE coalesce(tool_name, '') <> ''), sum(cost_nano)::bigint,
-  max(ts + coalesce(latency_ms, 0) * interval '1 millisecond')
-FROM events WHERE project_id = $1 AND trace_id = ANY($2)
-GROUP BY trace_id HAVING bool_or(coalesce(workflow, '') <> '')`
+// runTotalsSQL reads the totals of runs (calls sharing a trace_id) that
+// carry a workflow, across every batch, this one included: the runs row
+// (as the last refresh left it) plus the run's mark (the calls stored
+// since, runs_pending.go), in one snapshot. A run belongs to the agent of
+// its first call by (timestamp, event_id).
+const runTotalsSQL = `SELECT CASE WHEN r.trace_id IS NULL OR (m.first_ts, m.first_event_id COLLATE "C") <
+    (r.first_ts, r.first_event_id COLLATE "C") THEN m.first_agent ELSE r.agent_name END,
+  u.t, coalesce(r.tool_calls, 0) + coalesce(m.tool_calls, 0), coalesce(r.cost_nano, 0) + coalesce(m.cost_nano, 0),
+  greatest(r.last_end, m.last_end)
+FROM unnest($2::text[]) AS u(t)
+LEFT JOIN runs r ON r.project_id = $1 AND r.trace_id = u.t
+LEFT JOIN runs_pending m ON m.project_id = $1 AND m.trace_id = u.t AND m.calls > 0
+WHERE r.workflow IS NOT NULL OR m.has_workflow`
 
-// RunTotals reads the stored totals of the runs traceIDs, by agent.
+// RunTotals reads the stored totals of the runs traceIDs (distinct), by agent.
 func (w *WriteTx) RunTotals(ctx context.Context, projectID string, traceIDs []string) (map[string][]guardrail.Run, error) {
 	rows, err := w.tx.Query(ctx, runTotalsSQL, projectID, traceIDs)
 	if err != nil {

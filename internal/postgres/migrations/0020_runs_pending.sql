@@ -2,16 +2,27 @@
 -- "Maintenance"). Refreshing a batch's runs and their day rollups inside the
 -- ingest transaction held ingest of traced calls to about a quarter of raw
 -- COPY: every batch recomputed each touched (agent, day, workflow) key from
--- its runs, and concurrent batches of a project queue behind each other's
--- commit (the month's spend row). The ingest statement now only marks each
--- run it touched here; the run merger (and any run report, before it reads)
--- refreshes the marked runs and removes a mark only while it still holds the
--- transaction id that the refresh saw, so a run touched again meanwhile stays
--- marked. Existing runs are current, so an upgrade starts with no mark.
+-- its runs, and a project's concurrent batches queue behind each other's
+-- commit (the month's spend row). The ingest statement now marks each run it
+-- touched here, adding the batch's share of the run's guardrail totals; the
+-- run merger (and a run report, before it reads) refreshes marked runs,
+-- holding the marks' row locks from before it reads the calls until it
+-- commits with the marks deleted. So the runs row plus its mark, read in one
+-- snapshot, are the run's totals over every stored call: per-run guardrail
+-- limits are judged on them in the ingest transaction. Existing runs are
+-- current, so an upgrade starts with no mark.
 CREATE TABLE runs_pending (
-    project_id uuid NOT NULL REFERENCES projects (id) ON DELETE CASCADE,
-    trace_id text NOT NULL,
-    -- the id of the last transaction that marked the run
-    tx bigint NOT NULL DEFAULT (pg_current_xact_id()::text)::bigint,
+    project_id     uuid NOT NULL REFERENCES projects (id) ON DELETE CASCADE,
+    trace_id       text NOT NULL,
+    -- the marked calls (none when only an outcome was recorded)
+    calls          bigint NOT NULL,
+    cost_nano      bigint NOT NULL,
+    tool_calls     bigint NOT NULL,
+    has_workflow   boolean NOT NULL,
+    -- the earliest marked call by (ts, event_id) and its agent; NULL without calls
+    first_ts       timestamptz,
+    first_event_id text,
+    first_agent    text,
+    last_end       timestamptz,
     PRIMARY KEY (project_id, trace_id)
 );
