@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/llmcost/llmcost/internal/event"
+	"github.com/llmcost/llmcost/internal/guardrail"
 	"github.com/llmcost/llmcost/internal/semconv"
 )
 
@@ -69,26 +70,62 @@ func (db *DB) WriteWith(ctx context.Context, hook WriteHook, events []event.Even
 		op[i], ot[i], os[i], ol[i] = o.ProjectID, o.TraceID, o.Success, o.Label
 	}
 	args := append(columnArgs(events), op, ot, os, ol)
+	var wants []RunTotalsRequest
+	if w, ok := hook.(RunTotalsWanter); ok {
+		wants = w.WantRunTotals(events)
+	}
 	var res WriteResult
 	err := pgx.BeginFunc(ctx, db.Pool, func(tx pgx.Tx) error {
-		var seenRows int64
 		var sp spendArrays
 		var versions []string
-		if err := tx.QueryRow(ctx, insertSQL, args...).Scan(&res.Stored, &res.Outcomes, &seenRows,
-			&sp.projects, &sp.months, &sp.after, &sp.delta, &versions); err != nil {
+		pre, err := insert(ctx, tx, args, wants, &res, &sp, &versions)
+		if err != nil || hook == nil || res.Stored == 0 {
 			return err
 		}
-		if hook == nil || res.Stored == 0 {
-			return nil
-		}
 		return hook.AfterWrite(ctx, &WriteTx{tx: tx, db: db},
-			Written{Events: events, Spend: sp.changes(), Versions: parseVersions(versions)})
+			Written{Events: events, Spend: sp.changes(), Versions: parseVersions(versions), RunTotals: pre})
 	})
 	if err != nil {
 		return WriteResult{}, translate(err, "events")
 	}
 	res.Duplicate = received - res.Stored
 	return res, nil
+}
+
+// insert runs the insert statement and, in the same round trip, the run
+// totals statements the hook asked for: each reads in a snapshot taken after
+// the insert, so the totals include the batch.
+func insert(ctx context.Context, tx pgx.Tx, args []any, wants []RunTotalsRequest, res *WriteResult, sp *spendArrays,
+	versions *[]string) (map[string]PrefetchedTotals, error) {
+	b := &pgx.Batch{}
+	b.Queue(insertSQL, args...)
+	for _, w := range wants {
+		b.Queue(runTotalsSQL, w.ProjectID, w.TraceIDs)
+	}
+	br := tx.SendBatch(ctx, b)
+	var seenRows int64
+	err := br.QueryRow().Scan(&res.Stored, &res.Outcomes, &seenRows, &sp.projects, &sp.months, &sp.after, &sp.delta, versions)
+	var pre map[string]PrefetchedTotals
+	for _, w := range wants {
+		if err != nil {
+			break
+		}
+		var rows pgx.Rows
+		if rows, err = br.Query(); err != nil {
+			break
+		}
+		var byAgent map[string][]guardrail.Run
+		if byAgent, err = scanRunTotals(rows); err == nil {
+			if pre == nil {
+				pre = map[string]PrefetchedTotals{}
+			}
+			pre[w.ProjectID] = PrefetchedTotals{Version: w.Version, ByAgent: byAgent}
+		}
+	}
+	if cerr := br.Close(); err == nil {
+		err = cerr
+	}
+	return pre, err
 }
 
 // dedupeEvents sorts by (project, event_id) and keeps the first copy of each

@@ -39,7 +39,7 @@ func BenchmarkIngestDay(b *testing.B) {
 		}
 		fmt.Printf("rollup merge after the traced write: %s\n", time.Since(merge).Round(time.Millisecond))
 		merge = time.Now()
-		n, err := db.MergeRuns(ctx)
+		n, err := db.MergeRuns(ctx, 0)
 		if err != nil {
 			b.Fatal(err)
 		}

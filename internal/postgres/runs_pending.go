@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -54,7 +55,7 @@ const pendingUpsert = `, rp AS (
     first_ts = CASE WHEN ` + pendingEarlier + ` THEN excluded.first_ts ELSE runs_pending.first_ts END,
     first_event_id = CASE WHEN ` + pendingEarlier + ` THEN excluded.first_event_id ELSE runs_pending.first_event_id END,
     first_agent = CASE WHEN ` + pendingEarlier + ` THEN excluded.first_agent ELSE runs_pending.first_agent END,
-    last_end = greatest(runs_pending.last_end, excluded.last_end)
+    last_end = greatest(runs_pending.last_end, excluded.last_end), marked_at = excluded.marked_at
   RETURNING 1
 )`
 
@@ -63,15 +64,19 @@ const pendingUpsert = `, rp AS (
 const pendingEarlier = `(runs_pending.first_ts IS NULL AND excluded.first_ts IS NOT NULL
       OR (excluded.first_ts, excluded.first_event_id COLLATE "C") < (runs_pending.first_ts, runs_pending.first_event_id COLLATE "C"))`
 
-// pendingChunk is how many marked runs one refresh transaction takes:
-// an ingest marking one of them waits for that transaction's commit.
-const pendingChunk = 500
+// pendingChunk is how many marked runs one refresh transaction takes. The
+// day keys of a chunk's runs are recomputed once, from all their runs, so
+// larger chunks cost less in all; an ingest marking one of the chunk's runs
+// waits for the chunk's commit, which MergeRuns' settling time makes rare.
+const pendingChunk = 2000
 
 // pendingSQL locks marked runs of project $1 (NULL: every project) after
-// the key ($3, $4), in key order: one pass of refreshAll visits each mark
-// at most once, however fast ingest marks runs again.
+// the key ($3, $4), in key order, marked $5 seconds ago or earlier (NULL:
+// any): one pass of refreshAll visits each mark at most once, however fast
+// ingest marks runs again.
 const pendingSQL = `SELECT project_id::text, trace_id FROM runs_pending
 WHERE ($1::uuid IS NULL OR project_id = $1) AND (project_id, trace_id) > ($3::uuid, $4::text)
+  AND ($5::float8 IS NULL OR marked_at <= now() - make_interval(secs => $5))
 ORDER BY project_id, trace_id LIMIT $2 FOR UPDATE`
 
 // noKey sorts before every run key.
@@ -87,14 +92,15 @@ const deleteMarksSQL = `DELETE FROM runs_pending m USING unnest($1::uuid[], $2::
 WHERE m.project_id = u.p AND m.trace_id = u.t`
 
 // refreshPending refreshes one chunk of project's marked runs (nil: any
-// project's) after the key after, and answers the keys it took; with
-// skipLocked it leaves the marks an ingest in progress holds for later.
-func refreshPending(ctx context.Context, tx pgx.Tx, project *string, after RunKey, skipLocked bool) ([]RunKey, error) {
+// project's) after the key after, and answers the keys it took. For the
+// merger (settled not nil) it leaves for later the marks an ingest in
+// progress holds and those marked less than settled seconds ago.
+func refreshPending(ctx context.Context, tx pgx.Tx, project *string, after RunKey, settled *float64) ([]RunKey, error) {
 	sql := pendingSQL
-	if skipLocked {
+	if settled != nil {
 		sql += " SKIP LOCKED"
 	}
-	rows, err := tx.Query(ctx, sql, project, pendingChunk, after.ProjectID, after.TraceID)
+	rows, err := tx.Query(ctx, sql, project, pendingChunk, after.ProjectID, after.TraceID, settled)
 	if err != nil {
 		return nil, err
 	}
@@ -110,13 +116,13 @@ func refreshPending(ctx context.Context, tx pgx.Tx, project *string, after RunKe
 
 // refreshAll refreshes the marked runs (of project, nil: all) in one pass
 // in key order, a chunk per transaction.
-func (db *DB) refreshAll(ctx context.Context, project *string, skipLocked bool) (int, error) {
+func (db *DB) refreshAll(ctx context.Context, project *string, settled *float64) (int, error) {
 	total, after := 0, noKey
 	for {
 		var keys []RunKey
 		err := pgx.BeginFunc(ctx, db.Pool, func(tx pgx.Tx) error {
 			var err error
-			keys, err = refreshPending(ctx, tx, project, after, skipLocked)
+			keys, err = refreshPending(ctx, tx, project, after, settled)
 			return err
 		})
 		total += len(keys)
@@ -127,13 +133,17 @@ func (db *DB) refreshAll(ctx context.Context, project *string, skipLocked bool) 
 	}
 }
 
-// MergeRuns refreshes the marked runs, in chunks, skipping those an ingest
-// in progress holds (the next merge takes them); the extension runs it
-// every second after MergeRollups, and tests call it when they read the run
-// tables directly. Several instances may run it at once: each run is
-// refreshed by one of them. It answers how many runs it refreshed.
-func (db *DB) MergeRuns(ctx context.Context) (int, error) {
-	return db.refreshAll(ctx, nil, true)
+// MergeRuns refreshes the marked runs, in chunks, leaving for a later merge
+// those an ingest in progress holds and those marked less than settled ago:
+// a run still being written to is refreshed once it has settled rather than
+// after every batch, and ingest seldom waits for a merge holding its mark.
+// The extension runs it every second (settled one second) beside
+// MergeRollups; tests call it (settled 0) when they read the run tables
+// directly. Several instances may run it at once: each run is refreshed by
+// one of them. It answers how many runs it refreshed.
+func (db *DB) MergeRuns(ctx context.Context, settled time.Duration) (int, error) {
+	secs := settled.Seconds()
+	return db.refreshAll(ctx, nil, &secs)
 }
 
 // FreshRuns refreshes the project's marked runs, if any, before a read of
@@ -145,6 +155,6 @@ func (db *DB) FreshRuns(ctx context.Context, projectID string) error {
 		projectID).Scan(&marked); err != nil || !marked {
 		return translate(err, "runs")
 	}
-	_, err := db.refreshAll(ctx, &projectID, false)
+	_, err := db.refreshAll(ctx, &projectID, nil)
 	return err
 }

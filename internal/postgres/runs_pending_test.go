@@ -48,6 +48,10 @@ func TestReportRightAfterIngestIncludesBatch(t *testing.T) {
 	if marked(t, db, p) != 1 || marked(t, db, other) != 1 {
 		t.Fatal("the batch marked no run")
 	}
+	// The merger leaves runs marked less than its settling time ago.
+	if n, err := db.MergeRuns(ctx, time.Hour); err != nil || n != 0 || marked(t, db, p) != 1 {
+		t.Fatalf("a merge settling for an hour refreshed %d runs (%v)", n, err)
+	}
 	q := postgres.RunQuery{ProjectID: p, Start: t0.Add(-time.Hour), End: t0.Add(24 * time.Hour), Limit: 10}
 	traces := func() []postgres.RunRow {
 		t.Helper()
@@ -96,7 +100,7 @@ func TestMarkHeldByAnIngestInProgress(t *testing.T) {
 	if _, err := tx.Exec(ctx, `UPDATE runs_pending SET calls = calls WHERE project_id = $1`, p); err != nil {
 		t.Fatal(err)
 	}
-	if n, err := db.MergeRuns(ctx); err != nil || n != 0 || marked(t, db, p) != 1 {
+	if n, err := db.MergeRuns(ctx, 0); err != nil || n != 0 || marked(t, db, p) != 1 {
 		t.Fatalf("the merger refreshed %d runs (%v) past a mark held by a transaction in progress", n, err)
 	}
 	type answer struct {
@@ -161,7 +165,7 @@ func TestTwoInstancesIngestAndMerge(t *testing.T) {
 		})
 		wg.Go(func() {
 			for range 6 {
-				if _, err := db.MergeRuns(ctx); err != nil {
+				if _, err := db.MergeRuns(ctx, 0); err != nil {
 					errs <- err
 				}
 			}

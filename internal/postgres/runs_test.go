@@ -21,7 +21,7 @@ import (
 // does every second, for tests that read the run tables directly.
 func mergeRuns(t *testing.T, db *postgres.DB) {
 	t.Helper()
-	if _, err := db.MergeRuns(context.Background()); err != nil {
+	if _, err := db.MergeRuns(context.Background(), 0); err != nil {
 		t.Fatal(err)
 	}
 	var marked int
@@ -95,7 +95,7 @@ func TestRunsEqualARebuild(t *testing.T) {
 		a, b := randomRunCalls(rng, p, 60, t0), randomRunCalls(rng, p, 60, t0)
 		errs := make(chan error, 4)
 		for range 2 {
-			go func() { _, err := db.MergeRuns(ctx); errs <- err }()
+			go func() { _, err := db.MergeRuns(ctx, 0); errs <- err }()
 		}
 		var oc []semconv.Outcome
 		for range 4 {

@@ -24,5 +24,8 @@ CREATE TABLE runs_pending (
     first_event_id text,
     first_agent    text,
     last_end       timestamptz,
+    -- when a batch last marked the run (its transaction's start): the merger
+    -- leaves runs still being written to for a later merge
+    marked_at      timestamptz NOT NULL DEFAULT now(),
     PRIMARY KEY (project_id, trace_id)
 );
