@@ -59,8 +59,10 @@ type Config struct {
 	// Jobs configures the background job runner's retries and shutdown.
 	Jobs JobsConfig `mapstructure:"jobs"`
 	// RollupMergeInterval is how often new events are merged into the
-	// analytics rollups (docs/analytics.md). Reports are exact either way;
-	// a longer interval leaves more events for each report to read raw.
+	// analytics rollups and the runs ingest marked are refreshed
+	// (docs/analytics.md). Reports are exact either way; a longer interval
+	// leaves more events for each report to read raw and more runs for each
+	// run report to refresh first.
 	RollupMergeInterval time.Duration `mapstructure:"rollup_merge_interval"`
 	// Webhooks configures webhook deliveries (docs/guardrails.md).
 	Webhooks WebhooksConfig `mapstructure:"webhooks"`

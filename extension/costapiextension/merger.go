@@ -2,6 +2,7 @@ package costapiextension
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	"go.uber.org/zap"
@@ -9,62 +10,75 @@ import (
 	"github.com/llmcost/llmcost/internal/postgres"
 )
 
-// merger folds newly stored events into the analytics rollups every
-// interval (postgres.MergeRollups). Reports are exact without it (they
-// read the unmerged tail raw); it keeps that tail small. Several instances
-// on one database each run one: they take turns on the merger's lock.
+// merger runs two loops every interval: one folds newly stored events into
+// the analytics rollups (postgres.MergeRollups), the other refreshes the
+// runs ingest marked (postgres.MergeRuns). Reports are exact without them
+// (they read the unmerged tail raw, and run reports refresh their
+// project's marked runs first); they keep that work small. Two loops, so a
+// long run refresh never holds the rollups back. Several instances on one
+// database each run them: they take turns on the merger's lock and on the
+// marks' row locks.
 type merger struct {
 	cancel context.CancelFunc
-	done   chan struct{}
+	wg     sync.WaitGroup
 }
 
-// startMerger runs the merge loop on db until stop.
+// startMerger runs the merge loops on db until stop.
 func startMerger(db *postgres.DB, every time.Duration, log *zap.Logger) *merger {
 	ctx, cancel := context.WithCancel(context.Background())
-	m := &merger{cancel: cancel, done: make(chan struct{})}
-	go func() {
-		defer close(m.done)
-		tick := time.NewTicker(every)
-		defer tick.Stop()
-		failing := false
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-tick.C:
-			}
-			failing = mergeOnce(ctx, db, log, failing)
+	m := &merger{cancel: cancel}
+	rollups := func(ctx context.Context) error {
+		_, err := db.MergeRollups(ctx)
+		if err == nil {
+			// A summary the vacuum could not give now comes with the next tick.
+			_ = db.SummarizeTail(ctx)
 		}
-	}()
+		return err
+	}
+	runs := func(ctx context.Context) error {
+		_, err := db.MergeRuns(ctx, time.Second)
+		return err
+	}
+	m.wg.Go(func() { loop(ctx, every, log, "events into the analytics rollups", rollups) })
+	m.wg.Go(func() { loop(ctx, every, log, "marked runs into the run tables", runs) })
 	return m
 }
 
-// mergeOnce merges and summarizes the new tail, logging the first failure
-// of a run of failures and the recovery, not every tick. It returns
-// whether this merge failed.
-func mergeOnce(ctx context.Context, db *postgres.DB, log *zap.Logger, failing bool) bool {
-	_, err := db.MergeRollups(ctx)
-	if err == nil {
-		// A summary the vacuum could not give now comes with the next tick.
-		_ = db.SummarizeTail(ctx)
+// loop calls merge every interval until ctx ends.
+func loop(ctx context.Context, every time.Duration, log *zap.Logger, what string, merge func(context.Context) error) {
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	failing := false
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		failing = logFailure(ctx, log, what, merge(ctx), failing)
 	}
+}
+
+// logFailure logs the first failure of a run of failures and the
+// recovery, not every tick. It returns whether this merge failed.
+func logFailure(ctx context.Context, log *zap.Logger, what string, err error, failing bool) bool {
 	switch {
 	case err != nil && ctx.Err() != nil:
 		return failing
 	case err != nil && !failing:
-		log.Warn("merging events into the analytics rollups failed; reports stay exact, retrying", zap.Error(err))
+		log.Warn("merging "+what+" failed; reports stay exact, retrying", zap.Error(err))
 	case err == nil && failing:
-		log.Info("merging events into the analytics rollups works again")
+		log.Info("merging " + what + " works again")
 	}
 	return err != nil
 }
 
-// stop ends the loop and waits for a merge in progress to finish or roll
-// back (its context is cancelled).
+// stop ends the loops and waits for merges in progress to finish or roll
+// back (their context is cancelled).
 func (m *merger) stop() {
 	if m == nil {
 		return
 	}
 	m.cancel()
-	<-m.done
+	m.wg.Wait()
 }

@@ -71,7 +71,7 @@ func (h *Hook) AfterWrite(ctx context.Context, tx *postgres.WriteTx, w postgres.
 		if len(pol.Rules.Guardrails) == 0 && (pol.Budget == nil || !pol.Budget.Enabled) {
 			continue
 		}
-		j := judgement{h: h, tx: tx, project: project, pol: pol, now: h.Now().UTC()}
+		j := judgement{h: h, tx: tx, project: project, pol: pol, now: h.Now().UTC(), pre: w.RunTotals[project]}
 		// Reads first: a batch that only repeats alerts already recorded
 		// writes nothing and needs no savepoint.
 		if err := j.judge(ctx, events, spend[project]); err != nil {
@@ -87,6 +87,32 @@ func (h *Hook) AfterWrite(ctx context.Context, tx *postgres.WriteTx, w postgres.
 		}
 	}
 	return nil
+}
+
+// WantRunTotals names, for each project of events whose cached policy has
+// per-run limits, the runs judging will read the totals of: the store reads
+// them in the insert's round trip (postgres.RunTotalsWanter). A project not
+// cached yet, or whose policy moved, has them read while judging.
+func (h *Hook) WantRunTotals(events []event.Event) []postgres.RunTotalsRequest {
+	byProject := map[string][]event.Event{}
+	for _, e := range events {
+		if e.TraceID != "" && e.Workflow != "" {
+			byProject[e.ProjectID] = append(byProject[e.ProjectID], e)
+		}
+	}
+	var out []postgres.RunTotalsRequest
+	for project, evs := range byProject {
+		h.mu.Lock()
+		pol, ok := h.cache[project]
+		h.mu.Unlock()
+		if !ok {
+			continue
+		}
+		if traces := runTraces(pol, evs); len(traces) > 0 {
+			out = append(out, postgres.RunTotalsRequest{ProjectID: project, Version: pol.Version, TraceIDs: traces})
+		}
+	}
+	return out
 }
 
 // policy is the cached policy of project, reloaded when its version (read

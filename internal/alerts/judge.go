@@ -20,8 +20,9 @@ type judgement struct {
 	project   string
 	pol       postgres.Policy
 	now       time.Time
-	breaches  []guardrail.Breach // not known to be alerted this hour
-	crossings []crossing         // thresholds reached, not known recorded
+	pre       postgres.PrefetchedTotals // run totals read with the insert
+	breaches  []guardrail.Breach        // not known to be alerted this hour
+	crossings []crossing                // thresholds reached, not known recorded
 	envs      []webhook.Envelope
 	notices   []postgres.Notice
 }
@@ -44,24 +45,25 @@ func (j *judgement) judge(ctx context.Context, events []event.Event, spend []pos
 
 func (j *judgement) judgeGuardrails(ctx context.Context, events []event.Event) error {
 	var calls []guardrail.Call
-	var traces []string
 	for _, e := range events {
-		if _, ok := j.pol.Rules.Active(e.AgentName); !ok {
-			continue
-		}
-		calls = append(calls, guardrail.Call{Agent: e.AgentName, Model: e.Model, Tool: e.ToolName, TS: e.Timestamp})
-		if e.TraceID != "" && e.Workflow != "" && !slices.Contains(traces, e.TraceID) {
-			traces = append(traces, e.TraceID)
+		if _, ok := j.pol.Rules.Active(e.AgentName); ok {
+			calls = append(calls, guardrail.Call{Agent: e.AgentName, Model: e.Model, Tool: e.ToolName, TS: e.Timestamp})
 		}
 	}
 	if len(calls) == 0 {
 		return nil
 	}
 	runs := map[string][]guardrail.Run{}
-	if len(traces) > 0 && j.hasRunLimits() {
-		var err error
-		if runs, err = j.tx.RunTotals(ctx, j.project, traces); err != nil {
-			return err
+	if traces := runTraces(j.pol, events); len(traces) > 0 {
+		// Read with the insert when the cached policy asked for them
+		// (WantRunTotals); the policy moved since: read them now.
+		if j.pre.ByAgent != nil && j.pre.Version == j.pol.Version {
+			runs = j.pre.ByAgent
+		} else {
+			var err error
+			if runs, err = j.tx.RunTotals(ctx, j.project, traces); err != nil {
+				return err
+			}
 		}
 	}
 	hour := j.now.Truncate(time.Hour)
@@ -75,8 +77,29 @@ func (j *judgement) judgeGuardrails(ctx context.Context, events []event.Event) e
 	return nil
 }
 
-func (j *judgement) hasRunLimits() bool {
-	for _, g := range j.pol.Rules.Guardrails {
+// runTraces are the runs whose totals judging under pol needs: those of
+// guarded agents' calls inside a workflow, when a guardrail has a per-run
+// limit (none otherwise).
+func runTraces(pol postgres.Policy, events []event.Event) []string {
+	if !hasRunLimits(pol) {
+		return nil
+	}
+	var traces []string
+	seen := map[string]bool{}
+	for _, e := range events {
+		if e.TraceID == "" || e.Workflow == "" || seen[e.TraceID] {
+			continue
+		}
+		if _, ok := pol.Rules.Active(e.AgentName); ok {
+			seen[e.TraceID] = true
+			traces = append(traces, e.TraceID)
+		}
+	}
+	return traces
+}
+
+func hasRunLimits(pol postgres.Policy) bool {
+	for _, g := range pol.Rules.Guardrails {
 		if g.Enabled && (g.MaxToolCallsPerRun != nil || g.MaxCostPerRunNano != nil) {
 			return true
 		}
@@ -104,8 +127,9 @@ func (j *judgement) judgeBudget(spend []postgres.SpendChange) {
 	}
 }
 
-// record claims the alerts (one statement each kind), then writes the
-// notifications and queues the deliveries, all in the batch's transaction.
+// record claims the alerts, the breaches' with their notifications in one
+// statement, the budget thresholds' then theirs, and queues the
+// deliveries, all in the batch's transaction.
 func (j *judgement) record(ctx context.Context) error {
 	if err := j.recordBreaches(ctx); err != nil {
 		return err
@@ -127,22 +151,27 @@ func (j *judgement) recordBreaches(ctx context.Context) error {
 		return nil
 	}
 	hour := j.now.Truncate(time.Hour)
-	fresh, err := j.tx.ClaimBreachAlerts(ctx, j.project, j.breaches, hour)
-	if err != nil {
-		return err
-	}
+	envs, notices := make([]webhook.Envelope, len(j.breaches)), make([]postgres.Notice, len(j.breaches))
 	for i, b := range j.breaches {
-		if !fresh[i] {
-			// Recorded by a committed transaction (ON CONFLICT waited for
-			// it): later batches skip the claim.
-			j.h.remember(alertKey{j.project, b.Agent, b.Subject, string(b.Kind), hour})
-			continue
-		}
-		if err := j.alert(webhook.TypeGuardrailBreach, breachPayload(j.project, b),
+		var err error
+		if envs[i], notices[i], err = j.prepare(webhook.TypeGuardrailBreach, breachPayload(j.project, b),
 			fmt.Sprintf("Guardrail breach: %s", b.Agent),
 			fmt.Sprintf("%s by agent %s on %s (%d)", b.Kind, b.Agent, b.Subject, b.Count)); err != nil {
 			return err
 		}
+	}
+	fresh, err := j.tx.ClaimBreachAlerts(ctx, j.project, j.breaches, hour, notices)
+	if err != nil {
+		return err
+	}
+	for i, b := range j.breaches {
+		if fresh[i] {
+			j.envs = append(j.envs, envs[i]) // its notices went with the claim
+			continue
+		}
+		// Recorded by a committed transaction (ON CONFLICT waited for it):
+		// later batches skip the claim.
+		j.h.remember(alertKey{j.project, b.Agent, b.Subject, string(b.Kind), hour})
 	}
 	return nil
 }
@@ -218,11 +247,19 @@ func Reached(budgetNano int64, thresholds []int32, spendNano int64) []int32 {
 // alert prepares the notification of owners and admins and the delivery;
 // record writes them all at once.
 func (j *judgement) alert(typ string, data any, title, body string) error {
-	env, err := webhook.NewEnvelope(typ, j.project, data, j.now)
+	env, n, err := j.prepare(typ, data, title, body)
 	if err != nil {
 		return err
 	}
-	j.notices = append(j.notices, postgres.Notice{Type: typ, Title: title, Body: body, Data: env.Data})
-	j.envs = append(j.envs, env)
+	j.notices, j.envs = append(j.notices, n), append(j.envs, env)
 	return nil
+}
+
+// prepare builds an alert's delivery and its notice.
+func (j *judgement) prepare(typ string, data any, title, body string) (webhook.Envelope, postgres.Notice, error) {
+	env, err := webhook.NewEnvelope(typ, j.project, data, j.now)
+	if err != nil {
+		return env, postgres.Notice{}, err
+	}
+	return env, postgres.Notice{Type: typ, Title: title, Body: body, Data: env.Data}, nil
 }

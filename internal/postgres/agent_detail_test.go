@@ -26,6 +26,9 @@ func TestUpgradeFillsRunStepFacts(t *testing.T) {
 	if _, err := db.Write(ctx, calls, nil); err != nil {
 		t.Fatal(err)
 	}
+	if err := db.FreshRuns(ctx, p); err != nil { // runs are refreshed after ingest
+		t.Fatal(err)
+	}
 	want := readRunTables(t, db, p)["run_steps"]
 	if !strings.Contains(strings.Join(want, "\n"), `{Zeta,alpha}`) {
 		t.Fatalf("no step used both models, the test proves nothing:\n%s", strings.Join(want, "\n"))

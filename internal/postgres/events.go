@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/llmcost/llmcost/internal/event"
+	"github.com/llmcost/llmcost/internal/guardrail"
 	"github.com/llmcost/llmcost/internal/semconv"
 )
 
@@ -19,20 +20,21 @@ type WriteResult struct {
 
 // insertSQL writes events and outcomes in ONE statement, adds the stored
 // calls' metered spend to the month counters (spend_month) and their tools
-// and models to agent_last_seen, and returns the runs its stored calls and
-// recorded outcomes touch and the projects' policy versions; Write refreshes
-// those runs in the same transaction: all land or none does, and a
-// duplicate (skipped by ON CONFLICT, so absent from ev) touches no run.
-// Events are inserted in event_id order so overlapping concurrent batches
-// take row locks in the same order and cannot deadlock. Rollups are not
-// touched here: each row records its transaction (events.tx) and the
-// merger folds it in later, while reports read it from the tail until
-// then (merge.go). Outcome parameters follow the event columns.
+// and models to agent_last_seen, marks the runs its stored calls and
+// recorded outcomes touch as pending (runs_pending, refreshed later by the
+// run merger or the next run report: runs_pending.go), and returns the
+// projects' policy versions: all land or none does, and a duplicate
+// (skipped by ON CONFLICT, so absent from ev) marks no run. Events are
+// inserted in event_id order so overlapping concurrent batches take row
+// locks in the same order and cannot deadlock. Rollups are not touched
+// here: each row records its transaction (events.tx) and the merger folds
+// it in later, while reports read it from the tail until then (merge.go).
+// Outcome parameters follow the event columns.
 var insertSQL = func() string {
 	n := len(eventCols)
 	return `WITH ev AS (
   ` + unnestInsert() + `
-  RETURNING project_id, trace_id, ts, agent_name, model, tool_name, billing, cost_nano
+  RETURNING project_id, trace_id, event_id, ts, agent_name, model, tool_name, workflow, latency_ms, billing, cost_nano
 )` + fmt.Sprintf(`, oc AS (
   INSERT INTO outcomes (project_id, trace_id, success, label, recorded_at)
   SELECT p, t, s, NULLIF(l, ''), now()
@@ -41,15 +43,13 @@ var insertSQL = func() string {
   ON CONFLICT (project_id, trace_id) DO UPDATE
     SET success = excluded.success, label = excluded.label, recorded_at = excluded.recorded_at
   RETURNING project_id, trace_id
-)`+spendUpsert+lastSeenUpsert+`
+)`+spendUpsert+lastSeenUpsert+pendingUpsert+`
 SELECT (SELECT count(*) FROM ev), (SELECT count(*) FROM oc), (SELECT count(*) FROM ls),
     coalesce((SELECT array_agg(sp.project_id::text ORDER BY sp.project_id, sp.month) FROM sp), '{}'),
     coalesce((SELECT array_agg(sp.month ORDER BY sp.project_id, sp.month) FROM sp), '{}'),
     coalesce((SELECT array_agg(sp.metered_nano ORDER BY sp.project_id, sp.month) FROM sp), '{}'),
     coalesce((SELECT array_agg(sd.delta ORDER BY sd.project_id, sd.month) FROM sd), '{}'),
-    `+policyVersionsOf+`,
-  `+runKeysOf("(SELECT project_id, trace_id FROM ev UNION ALL SELECT project_id, trace_id FROM oc) k"),
-		n+1, n+2, n+3, n+4)
+    `+policyVersionsOf, n+1, n+2, n+3, n+4)
 }()
 
 // Write stores events (deduplicated by project and event_id) and outcomes (a
@@ -70,30 +70,62 @@ func (db *DB) WriteWith(ctx context.Context, hook WriteHook, events []event.Even
 		op[i], ot[i], os[i], ol[i] = o.ProjectID, o.TraceID, o.Success, o.Label
 	}
 	args := append(columnArgs(events), op, ot, os, ol)
+	var wants []RunTotalsRequest
+	if w, ok := hook.(RunTotalsWanter); ok {
+		wants = w.WantRunTotals(events)
+	}
 	var res WriteResult
 	err := pgx.BeginFunc(ctx, db.Pool, func(tx pgx.Tx) error {
-		var seenRows int64
 		var sp spendArrays
-		var touched, versions []string
-		if err := tx.QueryRow(ctx, insertSQL, args...).Scan(&res.Stored, &res.Outcomes, &seenRows,
-			&sp.projects, &sp.months, &sp.after, &sp.delta, &versions, &touched); err != nil {
+		var versions []string
+		pre, err := insert(ctx, tx, args, wants, &res, &sp, &versions)
+		if err != nil || hook == nil || res.Stored == 0 {
 			return err
-		}
-		// Runs first: the hook judges per-run limits on their totals.
-		if err := RefreshRuns(ctx, tx, parseRunKeys(touched)); err != nil {
-			return err
-		}
-		if hook == nil || res.Stored == 0 {
-			return nil
 		}
 		return hook.AfterWrite(ctx, &WriteTx{tx: tx, db: db},
-			Written{Events: events, Spend: sp.changes(), Versions: parseVersions(versions)})
+			Written{Events: events, Spend: sp.changes(), Versions: parseVersions(versions), RunTotals: pre})
 	})
 	if err != nil {
 		return WriteResult{}, translate(err, "events")
 	}
 	res.Duplicate = received - res.Stored
 	return res, nil
+}
+
+// insert runs the insert statement and, in the same round trip, the run
+// totals statements the hook asked for: each reads in a snapshot taken after
+// the insert, so the totals include the batch.
+func insert(ctx context.Context, tx pgx.Tx, args []any, wants []RunTotalsRequest, res *WriteResult, sp *spendArrays,
+	versions *[]string) (map[string]PrefetchedTotals, error) {
+	b := &pgx.Batch{}
+	b.Queue(insertSQL, args...)
+	for _, w := range wants {
+		b.Queue(runTotalsSQL, w.ProjectID, w.TraceIDs)
+	}
+	br := tx.SendBatch(ctx, b)
+	var seenRows int64
+	err := br.QueryRow().Scan(&res.Stored, &res.Outcomes, &seenRows, &sp.projects, &sp.months, &sp.after, &sp.delta, versions)
+	var pre map[string]PrefetchedTotals
+	for _, w := range wants {
+		if err != nil {
+			break
+		}
+		var rows pgx.Rows
+		if rows, err = br.Query(); err != nil {
+			break
+		}
+		var byAgent map[string][]guardrail.Run
+		if byAgent, err = scanRunTotals(rows); err == nil {
+			if pre == nil {
+				pre = map[string]PrefetchedTotals{}
+			}
+			pre[w.ProjectID] = PrefetchedTotals{Version: w.Version, ByAgent: byAgent}
+		}
+	}
+	if cerr := br.Close(); err == nil {
+		err = cerr
+	}
+	return pre, err
 }
 
 // dedupeEvents sorts by (project, event_id) and keeps the first copy of each

@@ -19,6 +19,7 @@ func TestToolRowsOverAllWorkflows(t *testing.T) {
 	ctx := context.Background()
 	p := newProject(t, db)
 	t0 := writeFourDaysOfRuns(t, db, p, rand.New(rand.NewPCG(14, 1)))
+	mergeRuns(t, db)
 	var days int
 	if err := db.Pool.QueryRow(ctx, `SELECT count(DISTINCT bucket) FROM run_tool_all_day WHERE project_id = $1
   AND agent_name = ''`, p).Scan(&days); err != nil || days < 3 {

@@ -74,14 +74,20 @@ JOIN events e ON e.project_id = u.p AND e.trace_id = u.t
 ORDER BY 1, 2`
 
 // RefreshRuns recomputes the run rows of keys from their stored calls,
-// inside tx: lock, read, compute (runs.Build), replace.
+// inside tx: lock, read, compute (runs.Build), replace, and deletes the
+// runs' marks (runs_pending.go).
 func RefreshRuns(ctx context.Context, tx pgx.Tx, keys []RunKey) error {
 	if len(keys) == 0 {
 		return nil
 	}
 	keys = sortKeys(keys)
 	p, t := keyArrays(keys)
+	// The marks first (runs_pending.go): a batch marking a run from now on
+	// waits for this commit; one that marked it before has committed its calls.
 	var locked int64
+	if err := tx.QueryRow(ctx, lockMarksSQL, p, t).Scan(&locked); err != nil {
+		return err
+	}
 	if err := tx.QueryRow(ctx, runLockSQL, p, t).Scan(&locked); err != nil {
 		return err
 	}
@@ -170,6 +176,7 @@ func readRuns(ctx context.Context, tx pgx.Tx, p, t []string) ([]builtRun, error)
 func writeRuns(ctx context.Context, tx pgx.Tx, keys []RunKey, built []builtRun, days map[dayKey]bool) error {
 	p, t := keyArrays(keys)
 	b := &pgx.Batch{}
+	b.Queue(deleteMarksSQL, p, t)
 	b.Queue(`DELETE FROM runs r USING unnest($1::uuid[], $2::text[]) AS u(p, t)
 WHERE r.project_id = u.p AND r.trace_id = u.t`, p, t)
 	queueRunInserts(b, built)

@@ -103,6 +103,9 @@ const workflowOrder = `3 DESC, coalesce(r.workflow, '') COLLATE "C", r.workflow 
 // WorkflowRows reads the workflow rows of the runs in the window, with
 // their outcome counts.
 func (db *DB) WorkflowRows(ctx context.Context, q RunQuery) ([]WorkflowSums, error) {
+	if err := db.FreshRuns(ctx, q.ProjectID); err != nil {
+		return nil, err
+	}
 	sql, args := q.rollupSQL(`WITH src AS (
   SELECT x.workflow, x.runs, x.cost_nano, x.max_cost_nano, x.calls, x.steps, x.max_depth, x.success_calls,
     x.succeeded, x.failed, x.success_cost, x.failure_cost
@@ -159,6 +162,9 @@ func (db *DB) ToolRows(ctx context.Context, q RunQuery) ([]GroupSums, error) {
 // groupRows reads step or tool sums: whole days from rollup, the edges from
 // the runs' per-run rows (table, column name); by workflow too when byWorkflow.
 func (db *DB) groupRows(ctx context.Context, q RunQuery, rollup, table, name string, byWorkflow bool) ([]GroupSums, error) {
+	if err := db.FreshRuns(ctx, q.ProjectID); err != nil {
+		return nil, err
+	}
 	wf, group, order := "NULL::text", "name", `name COLLATE "C"`
 	if byWorkflow {
 		wf, group, order = "NULLIF(workflow, '')", "workflow, name", `workflow COLLATE "C", name COLLATE "C"`
@@ -202,6 +208,9 @@ type RepeatRow struct {
 // carry their run's first call time, agent and workflow, so the read walks
 // run_repeats_wasted_idx and stops at the limit.
 func (db *DB) RepeatRows(ctx context.Context, q RunQuery) ([]RepeatRow, error) {
+	if err := db.FreshRuns(ctx, q.ProjectID); err != nil {
+		return nil, err
+	}
 	sql, args := q.sql(`SELECT x.trace_id, x.workflow, x.step_name, x.tool_name, x.model, x.occurrences,
   x.spend_nano, x.wasted_nano, x.first_seen
 FROM run_repeats x WHERE {{RUNS}} ORDER BY x.wasted_nano DESC, x.trace_id, x.seq LIMIT $4`)
@@ -235,6 +244,9 @@ func (db *DB) TopWorkflow(ctx context.Context, q RunQuery) (string, bool, error)
 // RunCosts reads the cost of the newest Limit runs of the window (Limit +
 // 1 tells the caller there were more).
 func (db *DB) RunCosts(ctx context.Context, q RunQuery) ([]int64, error) {
+	if err := db.FreshRuns(ctx, q.ProjectID); err != nil {
+		return nil, err
+	}
 	sql, args := q.sql(`SELECT r.cost_nano FROM runs r WHERE {{RUNS}} ORDER BY r.first_ts DESC LIMIT $4`)
 	return collect(ctx, db, sql, args, pgx.RowTo[int64])
 }
@@ -249,6 +261,9 @@ type RunRow struct {
 
 // TraceRows reads the most expensive runs of the window.
 func (db *DB) TraceRows(ctx context.Context, q RunQuery) ([]RunRow, error) {
+	if err := db.FreshRuns(ctx, q.ProjectID); err != nil {
+		return nil, err
+	}
 	sql, args := q.sql(`SELECT r.trace_id, r.workflow, r.calls, r.cost_nano, r.max_depth, r.failed_calls,
   r.first_ts, r.last_end
 FROM runs r WHERE {{RUNS}} ORDER BY r.cost_nano DESC, r.trace_id COLLATE "C" LIMIT $4`)

@@ -25,7 +25,11 @@ func (db *DB) RebuildRuns(ctx context.Context, projectID string) error {
 		if _, err := tx.Exec(ctx, `SET LOCAL work_mem = '256MB'`); err != nil {
 			return err
 		}
+		// Every run is rebuilt from its calls: the marks are done with.
 		if _, err := tx.Exec(ctx, `DELETE FROM runs WHERE project_id = $1`, projectID); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `DELETE FROM runs_pending WHERE project_id = $1`, projectID); err != nil {
 			return err
 		}
 		for last := ""; ; {

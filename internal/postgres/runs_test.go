@@ -17,6 +17,19 @@ import (
 
 // readRunTables reads every run table of a project as text rows, in key
 // order, for comparing a maintained state with a rebuilt one.
+// mergeRuns refreshes every run ingest marked, as the extension's merger
+// does every second, for tests that read the run tables directly.
+func mergeRuns(t *testing.T, db *postgres.DB) {
+	t.Helper()
+	if _, err := db.MergeRuns(context.Background(), 0); err != nil {
+		t.Fatal(err)
+	}
+	var marked int
+	if err := db.Pool.QueryRow(context.Background(), `SELECT count(*) FROM runs_pending`).Scan(&marked); err != nil || marked != 0 {
+		t.Fatalf("%d runs still marked after a merge with no ingest running (%v)", marked, err)
+	}
+}
+
 func readRunTables(t *testing.T, db *postgres.DB, project string) map[string][]string {
 	t.Helper()
 	out := map[string][]string{}
@@ -68,9 +81,10 @@ func randomRunCalls(rng *rand.Rand, project string, n int, t0 time.Time) []event
 }
 
 // TestRunsEqualARebuild sends random overlapping batches concurrently in
-// pairs (runs spread over batches, out of order, duplicates) and checks
-// that the maintained run tables equal a rebuild from the stored events;
-// a re-pricing keeps them equal; deleting the project removes them.
+// pairs (runs spread over batches, out of order, duplicates) while two run
+// mergers refresh the marked runs beside them, as two instances would, and
+// checks that the run tables, once merged, equal a rebuild from the stored
+// events; a re-pricing keeps them equal; deleting the project removes them.
 func TestRunsEqualARebuild(t *testing.T) {
 	db := openDB(t)
 	ctx := context.Background()
@@ -79,19 +93,23 @@ func TestRunsEqualARebuild(t *testing.T) {
 	t0 := time.Date(2026, 6, 1, 23, 30, 0, 0, time.UTC)
 	for round := 0; round < 6; round++ {
 		a, b := randomRunCalls(rng, p, 60, t0), randomRunCalls(rng, p, 60, t0)
-		errs := make(chan error, 2)
+		errs := make(chan error, 4)
+		for range 2 {
+			go func() { _, err := db.MergeRuns(ctx, 0); errs <- err }()
+		}
 		var oc []semconv.Outcome
 		for range 4 {
 			oc = append(oc, semconv.Outcome{ProjectID: p, TraceID: fmt.Sprintf("t%d", rng.IntN(25)), Success: rng.IntN(2) == 0})
 		}
 		go func() { _, err := db.Write(ctx, a, oc[:2]); errs <- err }()
 		go func() { _, err := db.Write(ctx, b, oc[2:]); errs <- err }()
-		for range 2 {
+		for range 4 {
 			if err := <-errs; err != nil {
 				t.Fatal(err)
 			}
 		}
 	}
+	mergeRuns(t, db)
 	var declared int
 	if err := db.Pool.QueryRow(ctx, `SELECT sum(succeeded + failed) FROM run_day WHERE project_id = $1 AND agent_name = ''`, p).
 		Scan(&declared); err != nil || declared == 0 {
@@ -127,6 +145,10 @@ DELETE FROM run_tool_day; DELETE FROM run_tool_all_day; INSERT INTO pending_back
 	// A re-sent batch changes nothing.
 	if _, err := db.Write(ctx, randomRunCalls(rand.New(rand.NewPCG(10, 10)), p, 60, t0), nil); err != nil {
 		t.Fatal(err)
+	}
+	var marked bool
+	if err := db.Pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM runs_pending)`).Scan(&marked); err != nil || marked {
+		t.Fatalf("a duplicate batch marked runs (%v)", err)
 	}
 	if again := readRunTables(t, db, p); !reflect.DeepEqual(again, maintained) {
 		t.Fatal("a duplicate batch changed the run tables")

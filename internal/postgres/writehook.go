@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"encoding/json"
 	"strconv"
 	"strings"
 	"time"
@@ -11,7 +10,6 @@ import (
 
 	"github.com/llmcost/llmcost/internal/event"
 	"github.com/llmcost/llmcost/internal/guardrail"
-	"github.com/llmcost/llmcost/internal/webhook"
 )
 
 // spendUpsert adds each batch's metered cost (billing other than
@@ -89,6 +87,30 @@ type Written struct {
 	// Versions are the policy_version of each project stored to, read in
 	// the insert statement.
 	Versions map[string]int64
+	// RunTotals are the totals a RunTotalsWanter asked for, by project,
+	// read right after the insert statement in the same round trip.
+	RunTotals map[string]PrefetchedTotals
+}
+
+// RunTotalsWanter is a WriteHook that knows before the insert, from the
+// policies it has cached, the runs whose totals it will judge: they are
+// read in the insert's round trip instead of one of their own.
+type RunTotalsWanter interface {
+	WantRunTotals(events []event.Event) []RunTotalsRequest
+}
+
+// RunTotalsRequest asks for the totals of a project's runs, judged under
+// the policy of version Version.
+type RunTotalsRequest struct {
+	ProjectID string
+	Version   int64
+	TraceIDs  []string
+}
+
+// PrefetchedTotals are the answer to a RunTotalsRequest (RunTotals' shape).
+type PrefetchedTotals struct {
+	Version int64
+	ByAgent map[string][]guardrail.Run
 }
 
 // WriteHook runs inside the ingest transaction after the events are
@@ -102,30 +124,9 @@ type WriteHook interface {
 type WriteTx struct {
 	tx pgx.Tx
 	db *DB
-}
-
-// Enqueue queues webhook deliveries in the transaction.
-func (w *WriteTx) Enqueue(ctx context.Context, envs []webhook.Envelope) error {
-	if w.db.Enqueue == nil || len(envs) == 0 {
-		return nil
-	}
-	return w.db.Enqueue(ctx, w.tx, envs)
-}
-
-// Savepoint runs fn so that its failure undoes only its own writes and
-// leaves the batch to commit.
-func (w *WriteTx) Savepoint(ctx context.Context, fn func() error) error {
-	sp, err := w.tx.Begin(ctx)
-	if err != nil {
-		return err
-	}
-	if err := fn(); err != nil {
-		if rerr := sp.Rollback(ctx); rerr != nil {
-			return rerr
-		}
-		return err
-	}
-	return sp.Commit(ctx)
+	// savepoint: Savepoint is running and its SAVEPOINT is still to be sent
+	// (with the next statement); sent: it was sent.
+	savepoint, sent bool
 }
 
 // LoadPolicy reads the project's policy in the transaction.
@@ -135,91 +136,36 @@ func (w *WriteTx) LoadPolicy(ctx context.Context, projectID string) (Policy, err
 	return p, err
 }
 
-// runTotalsSQL reads the stored totals of runs (calls sharing a trace_id)
-// that carry a workflow, across every batch: the runs table, refreshed
-// earlier in the same transaction. A run belongs to the agent of its
-// first call.
-const runTotalsSQL = `SELECT agent_name, trace_id, tool_calls, cost_nano, last_end
-FROM runs WHERE project_id = $1 AND trace_id = ANY($2) AND workflow IS NOT NULL`
+// runTotalsSQL reads the totals of runs (calls sharing a trace_id) that
+// carry a workflow, across every batch, this one included: the runs row
+// (as the last refresh left it) plus the run's mark (the calls stored
+// since, runs_pending.go), in one snapshot. A run belongs to the agent of
+// its first call by (timestamp, event_id).
+const runTotalsSQL = `SELECT CASE WHEN r.trace_id IS NULL OR (m.first_ts, m.first_event_id COLLATE "C") <
+    (r.first_ts, r.first_event_id COLLATE "C") THEN m.first_agent ELSE r.agent_name END,
+  u.t, coalesce(r.tool_calls, 0) + coalesce(m.tool_calls, 0), coalesce(r.cost_nano, 0) + coalesce(m.cost_nano, 0),
+  greatest(r.last_end, m.last_end)
+FROM unnest($2::text[]) AS u(t)
+LEFT JOIN runs r ON r.project_id = $1 AND r.trace_id = u.t
+LEFT JOIN runs_pending m ON m.project_id = $1 AND m.trace_id = u.t AND m.calls > 0
+WHERE r.workflow IS NOT NULL OR m.has_workflow`
 
-// RunTotals reads the stored totals of the runs traceIDs, by agent.
+// RunTotals reads the stored totals of the runs traceIDs (distinct), by agent.
 func (w *WriteTx) RunTotals(ctx context.Context, projectID string, traceIDs []string) (map[string][]guardrail.Run, error) {
 	rows, err := w.tx.Query(ctx, runTotalsSQL, projectID, traceIDs)
 	if err != nil {
 		return nil, err
 	}
+	return scanRunTotals(rows)
+}
+
+func scanRunTotals(rows pgx.Rows) (map[string][]guardrail.Run, error) {
 	out := map[string][]guardrail.Run{}
 	var agent string
 	var r guardrail.Run
-	_, err = pgx.ForEachRow(rows, []any{&agent, &r.TraceID, &r.ToolCalls, &r.CostNano, &r.LastSeen}, func() error {
+	_, err := pgx.ForEachRow(rows, []any{&agent, &r.TraceID, &r.ToolCalls, &r.CostNano, &r.LastSeen}, func() error {
 		out[agent] = append(out[agent], r)
 		return nil
 	})
 	return out, err
-}
-
-// ClaimBreachAlerts records the alerts of breaches in hour, one row per
-// (agent, subject, kind), in one statement; it returns which were new
-// (false: this hour already has it, on this or another instance).
-func (w *WriteTx) ClaimBreachAlerts(ctx context.Context, projectID string, bs []guardrail.Breach, hour time.Time) ([]bool, error) {
-	agents, subjects, kinds := make([]string, len(bs)), make([]string, len(bs)), make([]string, len(bs))
-	for i, b := range bs {
-		agents[i], subjects[i], kinds[i] = b.Agent, b.Subject, string(b.Kind)
-	}
-	rows, err := w.tx.Query(ctx, `INSERT INTO guardrail_alerts (project_id, agent_name, subject, kind, hour)
-SELECT $1, a, s, k, $5 FROM unnest($2::text[], $3::text[], $4::text[]) AS b(a, s, k) ORDER BY a, s, k
-ON CONFLICT DO NOTHING RETURNING agent_name, subject, kind`, projectID, agents, subjects, kinds, hour)
-	if err != nil {
-		return nil, err
-	}
-	fresh := map[[3]string]bool{}
-	var a, sub, k string
-	if _, err := pgx.ForEachRow(rows, []any{&a, &sub, &k}, func() error {
-		fresh[[3]string{a, sub, k}] = true
-		return nil
-	}); err != nil {
-		return nil, err
-	}
-	out := make([]bool, len(bs))
-	for i := range bs {
-		out[i] = fresh[[3]string{agents[i], subjects[i], kinds[i]}]
-	}
-	return out, nil
-}
-
-// ClaimThresholds records the thresholds crossed in month and returns
-// those no transaction recorded before: each is alerted exactly once.
-func (w *WriteTx) ClaimThresholds(ctx context.Context, projectID string, month time.Time, thresholds []int32) ([]int32, error) {
-	rows, err := w.tx.Query(ctx, `INSERT INTO budget_crossings (project_id, month, threshold)
-SELECT $1, $2, t FROM unnest($3::int[]) AS t ORDER BY t ON CONFLICT DO NOTHING RETURNING threshold`,
-		projectID, month, thresholds)
-	if err != nil {
-		return nil, err
-	}
-	return pgx.CollectRows(rows, pgx.RowTo[int32])
-}
-
-// Notice is one in-app notification for a project's owners and admins.
-type Notice struct {
-	Type, Title, Body string
-	Data              json.RawMessage
-}
-
-// Notify gives every owner and admin of the project each notice, in one
-// statement.
-func (w *WriteTx) Notify(ctx context.Context, projectID string, ns []Notice) error {
-	if len(ns) == 0 {
-		return nil
-	}
-	typ, title, body, data := make([]string, len(ns)), make([]string, len(ns)), make([]string, len(ns)), make([]string, len(ns))
-	for i, n := range ns {
-		typ[i], title[i], body[i], data[i] = n.Type, n.Title, n.Body, string(n.Data)
-	}
-	_, err := w.tx.Exec(ctx, `INSERT INTO notifications (user_id, project_id, type, title, body, data)
-SELECT m.user_id, m.project_id, n.t, n.ti, n.b, n.d::jsonb
-FROM unnest($2::text[], $3::text[], $4::text[], $5::text[]) WITH ORDINALITY AS n(t, ti, b, d, i)
-CROSS JOIN memberships m
-WHERE m.project_id = $1 AND m.role = 'admin' AND m.accepted_at IS NOT NULL AND m.user_id IS NOT NULL
-ORDER BY n.i`, projectID, typ, title, body, data)
-	return err
 }

@@ -1,0 +1,104 @@
+package postgres_test
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/llmcost/llmcost/internal/benchdata"
+	"github.com/llmcost/llmcost/internal/event"
+	"github.com/llmcost/llmcost/internal/pricing"
+)
+
+// BenchmarkIngestDay writes the first 100,000 calls of the last day of the
+// 10 M-event benchmark dataset (benchdata.Default: about 111,000 calls
+// and 11,000 runs a day, so every batch's runs share their day rollups
+// with thousands of others) through Write in 100 batches of 1,000 from 4
+// goroutines, as make bench-analytics sends them over HTTP, then the same
+// calls without trace ids, then by COPY into events alone, each into a
+// fresh project, and prints the rates, the ratios to COPY and how long the
+// rollup and run mergers take to fold the traced calls in afterwards. It isolates
+// the store's share of ingest from HTTP and the pipeline:
+//
+//	go test -run '^$' -bench BenchmarkIngestDay -benchtime 1x ./internal/postgres/
+func BenchmarkIngestDay(b *testing.B) {
+	ctx := context.Background()
+	db := openDB(b)
+	day := benchdata.Generate(benchdata.Default, pricing.Builtin(), "", time.Now().UTC(), benchdata.Default.Days-1)
+	calls := day.Events[:100_000]
+	for range b.N {
+		traced := rate(b, calls, newProject(b, db), func(evs []event.Event) error {
+			_, err := db.Write(ctx, evs, nil)
+			return err
+		})
+		merge := time.Now()
+		if _, err := db.MergeRollups(ctx); err != nil {
+			b.Fatal(err)
+		}
+		fmt.Printf("rollup merge after the traced write: %s\n", time.Since(merge).Round(time.Millisecond))
+		merge = time.Now()
+		n, err := db.MergeRuns(ctx, 0)
+		if err != nil {
+			b.Fatal(err)
+		}
+		fmt.Printf("run merge after the traced write: %d runs in %s\n", n, time.Since(merge).Round(time.Millisecond))
+		untraced := rate(b, stripTraces(calls), newProject(b, db), func(evs []event.Event) error {
+			_, err := db.Write(ctx, evs, nil)
+			return err
+		})
+		cp := rate(b, calls, newProject(b, db), func(evs []event.Event) error {
+			_, err := db.CopyEvents(ctx, evs)
+			return err
+		})
+		fmt.Printf("Write traced %.0f calls/s (%.2f of COPY), untraced %.0f calls/s (%.2f), COPY %.0f calls/s\n",
+			traced, traced/cp, untraced, untraced/cp, cp)
+		b.ReportMetric(traced/cp, "traced/copy")
+		b.ReportMetric(untraced/cp, "untraced/copy")
+	}
+}
+
+func stripTraces(calls []event.Event) []event.Event {
+	out := make([]event.Event, len(calls))
+	for i, e := range calls {
+		e.TraceID, e.SpanID, e.ParentSpanID = "", "", ""
+		out[i] = e
+	}
+	return out
+}
+
+// rate writes calls (as project) with write in 1,000-call batches from 4
+// goroutines and answers calls per second.
+func rate(b *testing.B, calls []event.Event, project string, write func([]event.Event) error) float64 {
+	work := make(chan []event.Event)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var failed error
+	for range 4 {
+		wg.Go(func() {
+			for evs := range work {
+				if err := write(evs); err != nil {
+					mu.Lock()
+					failed = err
+					mu.Unlock()
+				}
+			}
+		})
+	}
+	start := time.Now()
+	for i := 0; i < len(calls); i += 1000 {
+		batch := make([]event.Event, 1000)
+		copy(batch, calls[i:i+1000])
+		for j := range batch {
+			batch[j].ProjectID = project
+		}
+		work <- batch
+	}
+	close(work)
+	wg.Wait()
+	if failed != nil {
+		b.Fatal(failed)
+	}
+	return float64(len(calls)) / time.Since(start).Seconds()
+}

@@ -1,0 +1,160 @@
+package postgres
+
+import (
+	"context"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// Runs are refreshed outside the ingest transaction (migration 0020,
+// docs/analytics.md "Runs"). Refreshing them inside it (RefreshRuns: every
+// call of each run read again, the runs and their children replaced, each
+// touched (agent, day, workflow) key recomputed from all its runs) took
+// about 130 ms of a traced 1,000-call batch, four times the rest of the
+// transaction, and a project's batches queue behind each other's commit
+// (the month's spend row), so ingest of traced calls ran at a quarter of
+// raw COPY. The ingest statement now marks the runs it touched in
+// runs_pending, one row per run carrying the marked calls' share of the
+// run's guardrail totals, and:
+//
+//   - the run merger (MergeRuns, every second after the rollup merger)
+//     refreshes the marked runs in chunks: a day key is recomputed once per
+//     chunk instead of once per batch;
+//   - every run report first refreshes its project's marked runs
+//     (FreshRuns: one primary-key probe when there is none), so a 200 on
+//     ingest still means every report includes the batch;
+//   - per-run guardrail limits are judged on the runs row plus its mark
+//     (WriteTx.RunTotals), read in one snapshot.
+//
+// A refresher locks the marks before it reads the calls and deletes them
+// in the transaction that writes the runs: a batch that committed before
+// the lock has its calls read, one that marks the run meanwhile waits for
+// the commit and then makes a new mark, so runs row + mark never count a
+// call twice nor miss one. The merger skips marks an ingest in progress
+// holds (it never waits for ingest); a report waits for them, since such a
+// mark may also carry a batch already acknowledged.
+
+// pendingUpsert marks the runs of the stored calls and recorded outcomes,
+// in key order (concurrent batches cannot deadlock), adding the calls'
+// totals to an existing mark.
+const pendingUpsert = `, rp AS (
+  INSERT INTO runs_pending (project_id, trace_id, calls, cost_nano, tool_calls, has_workflow, first_ts,
+    first_event_id, first_agent, last_end)
+  SELECT project_id, trace_id, sum(n)::bigint, sum(cost_nano)::bigint, sum(tool)::bigint, bool_or(wf),
+    min(ts), (array_agg(event_id ORDER BY ts, event_id COLLATE "C"))[1],
+    (array_agg(agent_name ORDER BY ts, event_id COLLATE "C"))[1], max(last_end)
+  FROM (SELECT project_id, trace_id, 1 AS n, cost_nano, (coalesce(tool_name, '') <> '')::int AS tool,
+      coalesce(workflow, '') <> '' AS wf, ts, event_id, agent_name,
+      ts + coalesce(latency_ms, 0) * interval '1 millisecond' AS last_end FROM ev
+    UNION ALL SELECT project_id, trace_id, 0, 0, 0, false, NULL, NULL, NULL, NULL FROM oc) k
+  WHERE trace_id IS NOT NULL GROUP BY 1, 2 ORDER BY 1, 2
+  ON CONFLICT (project_id, trace_id) DO UPDATE SET calls = runs_pending.calls + excluded.calls,
+    cost_nano = runs_pending.cost_nano + excluded.cost_nano, tool_calls = runs_pending.tool_calls + excluded.tool_calls,
+    has_workflow = runs_pending.has_workflow OR excluded.has_workflow,
+    first_ts = CASE WHEN ` + pendingEarlier + ` THEN excluded.first_ts ELSE runs_pending.first_ts END,
+    first_event_id = CASE WHEN ` + pendingEarlier + ` THEN excluded.first_event_id ELSE runs_pending.first_event_id END,
+    first_agent = CASE WHEN ` + pendingEarlier + ` THEN excluded.first_agent ELSE runs_pending.first_agent END,
+    last_end = greatest(runs_pending.last_end, excluded.last_end), marked_at = excluded.marked_at
+  RETURNING 1
+)`
+
+// pendingEarlier: the batch's first call of the run precedes the mark's
+// (or the mark has none); false when the batch has no call of the run.
+const pendingEarlier = `(runs_pending.first_ts IS NULL AND excluded.first_ts IS NOT NULL
+      OR (excluded.first_ts, excluded.first_event_id COLLATE "C") < (runs_pending.first_ts, runs_pending.first_event_id COLLATE "C"))`
+
+// pendingChunk is how many marked runs one refresh transaction takes. The
+// day keys of a chunk's runs are recomputed once, from all their runs, so
+// larger chunks cost less in all; an ingest marking one of the chunk's runs
+// waits for the chunk's commit, which MergeRuns' settling time makes rare.
+const pendingChunk = 2000
+
+// pendingSQL locks marked runs of project $1 (NULL: every project) after
+// the key ($3, $4), in key order, marked $5 seconds ago or earlier (NULL:
+// any): one pass of refreshAll visits each mark at most once, however fast
+// ingest marks runs again.
+const pendingSQL = `SELECT project_id::text, trace_id FROM runs_pending
+WHERE ($1::uuid IS NULL OR project_id = $1) AND (project_id, trace_id) > ($3::uuid, $4::text)
+  AND ($5::float8 IS NULL OR marked_at <= now() - make_interval(secs => $5))
+ORDER BY project_id, trace_id LIMIT $2 FOR UPDATE`
+
+// noKey sorts before every run key.
+var noKey = RunKey{ProjectID: "00000000-0000-0000-0000-000000000000"}
+
+// lockMarksSQL locks the marks of runs about to be refreshed, in key
+// order; the refresh deletes them (deleteMarksSQL) before it commits.
+const lockMarksSQL = `SELECT count(*) FROM (SELECT 1 FROM runs_pending m
+  JOIN unnest($1::uuid[], $2::text[]) AS u(p, t) ON m.project_id = u.p AND m.trace_id = u.t
+  ORDER BY m.project_id, m.trace_id FOR UPDATE OF m) s`
+
+const deleteMarksSQL = `DELETE FROM runs_pending m USING unnest($1::uuid[], $2::text[]) AS u(p, t)
+WHERE m.project_id = u.p AND m.trace_id = u.t`
+
+// refreshPending refreshes one chunk of project's marked runs (nil: any
+// project's) after the key after, and answers the keys it took. For the
+// merger (settled not nil) it leaves for later the marks an ingest in
+// progress holds and those marked less than settled seconds ago.
+func refreshPending(ctx context.Context, tx pgx.Tx, project *string, after RunKey, settled *float64) ([]RunKey, error) {
+	sql := pendingSQL
+	if settled != nil {
+		sql += " SKIP LOCKED"
+	}
+	rows, err := tx.Query(ctx, sql, project, pendingChunk, after.ProjectID, after.TraceID, settled)
+	if err != nil {
+		return nil, err
+	}
+	keys, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (RunKey, error) {
+		var k RunKey
+		return k, r.Scan(&k.ProjectID, &k.TraceID)
+	})
+	if err != nil || len(keys) == 0 {
+		return nil, err
+	}
+	return keys, RefreshRuns(ctx, tx, keys)
+}
+
+// refreshAll refreshes the marked runs (of project, nil: all) in one pass
+// in key order, a chunk per transaction.
+func (db *DB) refreshAll(ctx context.Context, project *string, settled *float64) (int, error) {
+	total, after := 0, noKey
+	for {
+		var keys []RunKey
+		err := pgx.BeginFunc(ctx, db.Pool, func(tx pgx.Tx) error {
+			var err error
+			keys, err = refreshPending(ctx, tx, project, after, settled)
+			return err
+		})
+		total += len(keys)
+		if err != nil || len(keys) < pendingChunk {
+			return total, translate(err, "runs")
+		}
+		after = keys[len(keys)-1]
+	}
+}
+
+// MergeRuns refreshes the marked runs, in chunks, leaving for a later merge
+// those an ingest in progress holds and those marked less than settled ago:
+// a run still being written to is refreshed once it has settled rather than
+// after every batch, and ingest seldom waits for a merge holding its mark.
+// The extension runs it every second (settled one second) beside
+// MergeRollups; tests call it (settled 0) when they read the run tables
+// directly. Several instances may run it at once: each run is refreshed by
+// one of them. It answers how many runs it refreshed.
+func (db *DB) MergeRuns(ctx context.Context, settled time.Duration) (int, error) {
+	secs := settled.Seconds()
+	return db.refreshAll(ctx, nil, &secs)
+}
+
+// FreshRuns refreshes the project's marked runs, if any, before a read of
+// the run tables: the read then includes every batch acknowledged before
+// it. When none is marked it costs one index probe.
+func (db *DB) FreshRuns(ctx context.Context, projectID string) error {
+	var marked bool
+	if err := db.Pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM runs_pending WHERE project_id = $1)`,
+		projectID).Scan(&marked); err != nil || !marked {
+		return translate(err, "runs")
+	}
+	_, err := db.refreshAll(ctx, &projectID, nil)
+	return err
+}
