@@ -63,17 +63,14 @@ func (s *Server) analyticsAgentDetail(r *http.Request) (AgentDetail, error) {
 		return err
 	})
 	g.Go(func() error { return s.readDetailTail(gctx, &out, q) })
+	limited := func(n int) postgres.RunQuery { l := q; l.Limit = n; return l }
 	g.Go(func() error {
-		q := q
-		q.Limit = detailRepeats
-		repeats, err := s.DB.RepeatRows(gctx, q)
+		repeats, err := s.DB.RepeatRows(gctx, limited(detailRepeats))
 		out.RepeatedWork = repeatedRows(repeats)
 		return err
 	})
 	g.Go(func() error {
-		q := q
-		q.Limit = detailTraces
-		traces, err := s.DB.TraceRows(gctx, q)
+		traces, err := s.DB.TraceRows(gctx, limited(detailTraces))
 		out.Traces = traceRows(traces)
 		return err
 	})
