@@ -170,8 +170,10 @@ func (s *Server) start(ctx context.Context) error {
 		tail := logTail(s.logFile.Name(), logStart)
 		// After a crash the killed backends of the old server may still be
 		// exiting and holding its shared memory; postgres refuses to start
-		// until they are gone, which takes moments.
-		if attempt < 5 && strings.Contains(tail, "shared memory block is still in use") && ctx.Err() == nil {
+		// until they are gone, which takes moments. Its message names the
+		// block between the two phrases: "pre-existing shared memory block
+		// (key …, ID …) is still in use".
+		if attempt < 5 && sharedMemoryInUse(tail) && ctx.Err() == nil {
 			time.Sleep(time.Duration(attempt) * 300 * time.Millisecond)
 			if err := clearStaleLock(ctx, s.pgdata, s.socketDir); err != nil {
 				return err
@@ -201,3 +203,9 @@ func (s *Server) PID() int { return s.cmd.Process.Pid }
 // Done is closed when the postgres process has exited, whether by Stop or
 // by a crash.
 func (s *Server) Done() <-chan struct{} { return s.done }
+
+// sharedMemoryInUse reports whether a postgres log tail says a crashed
+// server's shared memory block is still attached.
+func sharedMemoryInUse(tail string) bool {
+	return strings.Contains(tail, "pre-existing shared memory block") && strings.Contains(tail, "is still in use")
+}

@@ -252,3 +252,17 @@ func orphanHelper() {
 	fmt.Println(s.PID())
 	os.Exit(0)
 }
+
+// TestSharedMemoryInUseMatchesPostgresMessage pins the retry's match to
+// the message postgres 15 prints, which names the block mid-sentence.
+func TestSharedMemoryInUseMatchesPostgresMessage(t *testing.T) {
+	for tail, want := range map[string]bool{
+		`FATAL:  pre-existing shared memory block (key 9985812, ID 262149) is still in use`: true,
+		`FATAL:  could not create shared memory segment: No space left on device`:           false,
+		`FATAL:  lock file "postmaster.pid" already exists`:                                 false,
+	} {
+		if got := sharedMemoryInUse(tail); got != want {
+			t.Errorf("%q: %v, want %v", tail, got, want)
+		}
+	}
+}
