@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/llmcost/llmcost/internal/analytics"
 )
 
 // The agent view's reads that no report makes (docs/agent-view.md). The
@@ -30,64 +32,44 @@ const agentSeenSQL = `SELECT a,
   (SELECT max(ts) FROM events WHERE project_id = $1 AND agent_name = a AND ts >= $2 AND ts < $3)
 FROM unnest($4::text[]) AS a`
 
-// agentKeysSQL counts distinct users and sessions per agent over [$2, $3),
-// split by keySplit: the per-agent daily rollup rows for the whole days
-// [$4, $5), the agents' hourly keys (agent_key_hour) for the whole hours
-// [$9, $4) and [$5, $10), and raw events for the partial hours [$2, $9)
-// and [$10, $3) and for the tail (events not yet merged, tx at or above
-// the watermark $7) inside the whole hours. The agents are named ($8) so
-// the rollup reads range over the primary keys per agent instead of every
-// agent's rows.
+// agentKeysSQL counts distinct users and sessions per agent over a window
+// split by analytics.Decompose at day grain: the per-agent daily rollup
+// rows for the whole days [$4, $5), the agents' hourly keys
+// (agent_key_hour) for the whole hours [$9, $10) and [$11, $12), raw
+// events for the partial hours [$2, $3) and [$13, $14), and raw events of
+// the tail (not yet merged, tx at or above the watermark $7) over the part
+// read from rollups [$15, $16). The agents are named ($8) so the rollup
+// reads range over the primary keys per agent instead of every agent's
+// rows.
 const agentKeysSQL = `WITH keys AS (
   SELECT agent_name, dim, key FROM rollup_day
   WHERE project_id = $1 AND dim IN ('user', 'session') AND {{ROLLUP_AGENT}} AND bucket >= $4 AND bucket < $5
   UNION
   SELECT agent_name, dim, key FROM agent_key_hour
   WHERE project_id = $1 AND {{ROLLUP_AGENT}} AND dim IN ('user', 'session')
-    AND ((bucket >= $9 AND bucket < $4) OR (bucket >= $5 AND bucket < $10))
+    AND ((bucket >= $9 AND bucket < $10) OR (bucket >= $11 AND bucket < $12))
   UNION
   SELECT e.agent_name, v.dim, v.key FROM events e
     CROSS JOIN LATERAL (VALUES ('user', e.user_id), ('session', e.session_id)) AS v(dim, key)
-  WHERE e.project_id = $1 AND {{RAW_AGENT}} AND v.key IS NOT NULL AND e.ts >= $2 AND e.ts < $9
+  WHERE e.project_id = $1 AND {{RAW_AGENT}} AND v.key IS NOT NULL AND e.ts >= $2 AND e.ts < $3
   UNION
   SELECT e.agent_name, v.dim, v.key FROM events e
     CROSS JOIN LATERAL (VALUES ('user', e.user_id), ('session', e.session_id)) AS v(dim, key)
-  WHERE e.project_id = $1 AND {{RAW_AGENT}} AND v.key IS NOT NULL AND e.ts >= $10 AND e.ts < $3
+  WHERE e.project_id = $1 AND {{RAW_AGENT}} AND v.key IS NOT NULL AND e.ts >= $13 AND e.ts < $14
   UNION
   SELECT e.agent_name, v.dim, v.key FROM events e
     CROSS JOIN LATERAL (VALUES ('user', e.user_id), ('session', e.session_id)) AS v(dim, key)
-  WHERE e.project_id = $1 AND {{RAW_AGENT}} AND v.key IS NOT NULL AND e.tx >= $7 AND e.ts >= $9 AND e.ts < $10
+  WHERE e.project_id = $1 AND {{RAW_AGENT}} AND v.key IS NOT NULL AND e.tx >= $7 AND e.ts >= $15 AND e.ts < $16
 )
 SELECT agent_name, count(*) FILTER (WHERE dim = 'user'), count(*) FILTER (WHERE dim = 'session')
 FROM keys GROUP BY agent_name`
-
-// keySplit partitions [from, to) for agentKeysSQL: [from, h1) and
-// [h2, to) are partial hours, [h1, d1) and [d2, h2) whole hours, [d1, d2)
-// whole UTC days. Without a whole hour everything is raw (all four are
-// to); without a whole day the whole hours are [h1, h2) (d1 = d2 = h1).
-func keySplit(from, to time.Time) (h1, d1, d2, h2 time.Time) {
-	h1, h2 = from.UTC().Truncate(time.Hour), to.UTC().Truncate(time.Hour)
-	if h1.Before(from) {
-		h1 = h1.Add(time.Hour)
-	}
-	if h1.After(h2) {
-		return to, to, to, to
-	}
-	d1, d2 = dayOf(from), dayOf(to)
-	if d1.Before(from) {
-		d1 = d1.Add(24 * time.Hour)
-	}
-	if d1.After(d2) {
-		return h1, h1, h1, h2
-	}
-	return h1, d1, d2, h2
-}
 
 // ReadAgentFacts reads the facts of agents (agent alone when not "") over
 // [from, to), in one snapshot.
 func (db *DB) ReadAgentFacts(ctx context.Context, project, agent string, agents []string, from, to time.Time) (map[string]AgentFacts, error) {
 	out := map[string]AgentFacts{}
-	h1, d1, d2, h2 := keySplit(from, to)
+	seg := analytics.Decompose(analytics.Span{Start: from, End: to}, analytics.Day)
+	rolled := seg.Rolled()
 	rollupAgent, rawAgent := "agent_name = ANY($8) AND $6::text = ''", "e.agent_name = ANY($8)"
 	if agent != "" {
 		rollupAgent, rawAgent = "agent_name = $6 AND $8::text[] IS NOT NULL", "e.agent_name = $6"
@@ -108,7 +90,9 @@ func (db *DB) ReadAgentFacts(ctx context.Context, project, agent string, agents 
 		}); err != nil {
 			return err
 		}
-		rows, err = tx.Query(ctx, keysSQL, project, from, to, d1, d2, agent, watermark, agents, h1, h2)
+		rows, err = tx.Query(ctx, keysSQL, project, seg.RawHead.Start, seg.RawHead.End, seg.Days.Start, seg.Days.End,
+			agent, watermark, agents, seg.HourHead.Start, seg.HourHead.End, seg.HourTail.Start, seg.HourTail.End,
+			seg.RawTail.Start, seg.RawTail.End, rolled.Start, rolled.End)
 		if err != nil {
 			return err
 		}
