@@ -197,7 +197,8 @@ func queueRunInserts(b *pgx.Batch, built []builtRun) {
 		return
 	}
 	var r runCols
-	var st, tl groupCols
+	var st stepCols
+	var tl groupCols
 	var rp repeatCols
 	for _, br := range built {
 		r.add(br)
@@ -205,7 +206,7 @@ func queueRunInserts(b *pgx.Batch, built []builtRun) {
 			st.add(br, g)
 		}
 		for _, g := range br.Tools {
-			tl.add(br, g)
+			tl.add(br.RunKey, g)
 		}
 		for i, x := range br.Repeats {
 			rp.add(br, i, x)
@@ -268,19 +269,30 @@ func (c *runCols) add(br builtRun) {
 	c.depth, c.steps = append(c.depth, s.MaxDepth), append(c.steps, s.Steps)
 }
 
-// groupCols are run_steps or run_tools columns as unnest arrays; the
-// run's agent and first call, tool calls and models are run_steps' only.
+// groupCols are run_steps or run_tools columns as unnest arrays.
 type groupCols struct {
-	p, t, name, agent, models                                 []string
-	first                                                     []time.Time
-	calls, cost, tokens, latSum, latCount, success, toolCalls []int64
+	p, t, name                                     []string
+	calls, cost, tokens, latSum, latCount, success []int64
 }
 
-func (c *groupCols) add(br builtRun, g runs.Group) {
-	c.p, c.t, c.name = append(c.p, br.ProjectID), append(c.t, br.TraceID), append(c.name, g.Name)
+// stepCols are run_steps' columns: groupCols plus the run's agent and first
+// call and the step's tool calls and models (migration 0021).
+type stepCols struct {
+	groupCols
+	agent, models []string
+	first         []time.Time
+	toolCalls     []int64
+}
+
+func (c *stepCols) add(br builtRun, g runs.Group) {
+	c.groupCols.add(br.RunKey, g)
 	c.agent, c.first, c.toolCalls = append(c.agent, br.AgentName), append(c.first, br.FirstTS), append(c.toolCalls, g.ToolCalls)
 	models, _ := json.Marshal(append([]string{}, g.Models...)) // "[]", never "null"; a []string always marshals
 	c.models = append(c.models, string(models))
+}
+
+func (c *groupCols) add(k RunKey, g runs.Group) {
+	c.p, c.t, c.name = append(c.p, k.ProjectID), append(c.t, k.TraceID), append(c.name, g.Name)
 	c.calls, c.cost, c.tokens = append(c.calls, g.Calls), append(c.cost, g.CostNano), append(c.tokens, g.Tokens)
 	c.latSum, c.latCount, c.success = append(c.latSum, g.LatencySum), append(c.latCount, g.LatencyCount),
 		append(c.success, g.SuccessCalls)
