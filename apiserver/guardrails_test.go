@@ -52,6 +52,14 @@ func (e *env) writeCalls(project string, calls []guardCall) {
 	}
 }
 
+// drain alerts the queued breaches and checks it took want queued rows.
+func (e *env) drain(h *alerts.Hook, want int) {
+	e.t.Helper()
+	if n, err := h.Drain(context.Background(), e.db); err != nil || n != want {
+		e.t.Fatalf("drain took %d queued rows (%v), want %d", n, err, want)
+	}
+}
+
 func (e *env) setGuardrails(u user, project string) {
 	e.t.Helper()
 	base := "/v1/projects/" + project + "/guardrails"
@@ -77,7 +85,8 @@ func agentsByName(t *testing.T, raw string) map[string]AgentCompliance {
 
 func TestComplianceEveryBreachKindWholeAndInPieces(t *testing.T) {
 	e := newEnv(t)
-	e.db.Hook = alerts.New(nil, e.clock.Now)
+	hook := alerts.New(nil, e.clock.Now)
+	e.db.Hook = hook
 	u := e.register("guard")
 	whole := e.must(e.do("POST", "/v1/projects", u.Access, map[string]string{"name": "whole"}), 201).str("id")
 	pieces := e.must(e.do("POST", "/v1/projects", u.Access, map[string]string{"name": "pieces"}), 201).str("id")
@@ -153,13 +162,20 @@ func TestComplianceEveryBreachKindWholeAndInPieces(t *testing.T) {
 		t.Errorf("free %s %v, off %s", a["free"].Status, a["free"].Breaches, a["off"].Status)
 	}
 
-	// Alerts: one notification per breach found, the write tool alerted once
-	// although both pieces contained it.
+	// Alerts: ingest queued the breaches; the drain alerts them, one
+	// notification per breach found, the write tool alerted once although
+	// both pieces contained it.
 	n := e.must(e.do("GET", "/v1/notifications", u.Access, nil), 200)
+	if n.Body["total"].(float64) != 0 {
+		t.Fatalf("notifications before the drain: %s", n.Raw)
+	}
+	e.drain(hook, 3) // the whole batch and both pieces
+	n = e.must(e.do("GET", "/v1/notifications", u.Access, nil), 200)
 	if n.Body["total"].(float64) != 10 || n.Body["unread"].(float64) != 10 {
 		t.Fatalf("notifications: %s", n.Raw)
 	}
 	e.writeCalls(pieces, []guardCall{{"c11", "reader", "gpt-4o-mini", "delete_row", "", 1, time.Minute}})
+	e.drain(hook, 0) // judged alerted: nothing queued
 	n = e.must(e.do("GET", "/v1/notifications", u.Access, nil), 200)
 	if n.Body["total"].(float64) != 10 {
 		t.Fatalf("a breach repeated within the hour alerted again: %s", n.Raw)
@@ -167,6 +183,7 @@ func TestComplianceEveryBreachKindWholeAndInPieces(t *testing.T) {
 	e.clock.Advance(time.Hour)
 	u.Access = e.must(e.login(u.Email, testPassword, false), 200).str("access_token")
 	e.writeCalls(pieces, []guardCall{{"c12", "reader", "gpt-4o-mini", "delete_row", "", 1, time.Minute}})
+	e.drain(hook, 1)
 	n = e.must(e.do("GET", "/v1/notifications", u.Access, nil), 200)
 	if n.Body["total"].(float64) != 11 {
 		t.Fatalf("an hour later the breach must alert again: %s", n.Raw)

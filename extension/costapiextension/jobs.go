@@ -90,9 +90,17 @@ func (e *Extension) startJobs(ctx context.Context, mailer mail.Sender) error {
 		return fmt.Errorf("job runner: %w", err)
 	}
 	e.jobs = runner
-	// Alerts judge every ingest transaction and queue deliveries in it.
+	// Alerts judge every ingest transaction; the breaches it queues are
+	// alerted by the drain (notifications and deliveries), which starts
+	// once deliveries can be queued.
 	e.db.Enqueue = runner.EnqueueWebhooksTx
-	e.db.Hook = alerts.New(e.set.Logger, nil)
+	hook := alerts.New(e.set.Logger, nil)
+	e.db.Hook = hook
+	e.merger.also(e.cfg.RollupMergeInterval, e.set.Logger, "queued guardrail breaches into alerts",
+		func(ctx context.Context) error {
+			_, err := hook.Drain(ctx, e.db)
+			return err
+		})
 	e.sync.Follow(min(p.SyncInterval, followMax))
 	e.set.Logger.Info("job runner started", zap.Bool("catalogue_sync", cfg.SyncInterval > 0),
 		zap.String("mail_retried_for", cfg.Retry.Span(j.MailAttempts).String()))

@@ -17,8 +17,10 @@ import (
 // project's marked runs first); they keep that work small. Two loops, so a
 // long run refresh never holds the rollups back. Several instances on one
 // database each run them: they take turns on the merger's lock and on the
-// marks' row locks.
+// marks' row locks. Once the job runner is up, a third loop (also) drains
+// the guardrail breaches ingest queued into alerts.
 type merger struct {
+	ctx    context.Context
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 }
@@ -26,7 +28,7 @@ type merger struct {
 // startMerger runs the merge loops on db until stop.
 func startMerger(db *postgres.DB, every time.Duration, log *zap.Logger) *merger {
 	ctx, cancel := context.WithCancel(context.Background())
-	m := &merger{cancel: cancel}
+	m := &merger{ctx: ctx, cancel: cancel}
 	rollups := func(ctx context.Context) error {
 		_, err := db.MergeRollups(ctx)
 		if err == nil {
@@ -42,6 +44,11 @@ func startMerger(db *postgres.DB, every time.Duration, log *zap.Logger) *merger 
 	m.wg.Go(func() { loop(ctx, every, log, "events into the analytics rollups", rollups) })
 	m.wg.Go(func() { loop(ctx, every, log, "marked runs into the run tables", runs) })
 	return m
+}
+
+// also runs one more loop beside the merges, stopped with them.
+func (m *merger) also(every time.Duration, log *zap.Logger, what string, fn func(context.Context) error) {
+	m.wg.Go(func() { loop(m.ctx, every, log, what, fn) })
 }
 
 // loop calls merge every interval until ctx ends.

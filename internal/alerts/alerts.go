@@ -108,7 +108,7 @@ func (h *Hook) WantRunTotals(events []event.Event) []postgres.RunTotalsRequest {
 		if !ok {
 			continue
 		}
-		if traces := runTraces(pol, evs); len(traces) > 0 {
+		if traces := h.runTraces(project, pol, evs, h.Now().UTC().Truncate(time.Hour)); len(traces) > 0 {
 			out = append(out, postgres.RunTotalsRequest{ProjectID: project, Version: pol.Version, TraceIDs: traces})
 		}
 	}

@@ -53,8 +53,9 @@ func (j *judgement) judgeGuardrails(ctx context.Context, events []event.Event) e
 	if len(calls) == 0 {
 		return nil
 	}
+	hour := j.now.Truncate(time.Hour)
 	runs := map[string][]guardrail.Run{}
-	if traces := runTraces(j.pol, events); len(traces) > 0 {
+	if traces := j.h.runTraces(j.project, j.pol, events, hour); len(traces) > 0 {
 		// Read with the insert when the cached policy asked for them
 		// (WantRunTotals); the policy moved since: read them now.
 		if j.pre.ByAgent != nil && j.pre.Version == j.pol.Version {
@@ -66,7 +67,6 @@ func (j *judgement) judgeGuardrails(ctx context.Context, events []event.Event) e
 			}
 		}
 	}
-	hour := j.now.Truncate(time.Hour)
 	j.h.mu.Lock()
 	defer j.h.mu.Unlock()
 	for _, b := range guardrail.JudgeBatch(j.pol.Rules, calls, runs) {
@@ -79,23 +79,46 @@ func (j *judgement) judgeGuardrails(ctx context.Context, events []event.Event) e
 
 // runTraces are the runs whose totals judging under pol needs: those of
 // guarded agents' calls inside a workflow, when a guardrail has a per-run
-// limit (none otherwise).
-func runTraces(pol postgres.Policy, events []event.Event) []string {
+// limit (none otherwise), less the runs this instance knows alerted in
+// hour for every per-run limit of their agent's guardrail: a run's alerts
+// are all sent, so its totals could only repeat them. The repeated case,
+// the common one, thus reads nothing. (The run is looked up under the
+// agent of the batch's call; a run whose first call, and so its agent,
+// arrives later is read again.)
+func (h *Hook) runTraces(project string, pol postgres.Policy, events []event.Event, hour time.Time) []string {
 	if !hasRunLimits(pol) {
 		return nil
 	}
 	var traces []string
 	seen := map[string]bool{}
+	h.mu.Lock()
+	defer h.mu.Unlock()
 	for _, e := range events {
 		if e.TraceID == "" || e.Workflow == "" || seen[e.TraceID] {
 			continue
 		}
-		if _, ok := pol.Rules.Active(e.AgentName); ok {
-			seen[e.TraceID] = true
-			traces = append(traces, e.TraceID)
+		g, ok := pol.Rules.Active(e.AgentName)
+		if !ok || h.runAlerted(project, g, e.AgentName, e.TraceID, hour) {
+			continue
 		}
+		seen[e.TraceID] = true
+		traces = append(traces, e.TraceID)
 	}
 	return traces
+}
+
+// runAlerted: every per-run limit of g has its alert of hour for the run.
+// Callers hold h.mu.
+func (h *Hook) runAlerted(project string, g guardrail.Guardrail, agent, trace string, hour time.Time) bool {
+	for _, k := range []struct {
+		set  bool
+		kind guardrail.Kind
+	}{{g.MaxToolCallsPerRun != nil, guardrail.ToolCallsOverLimit}, {g.MaxCostPerRunNano != nil, guardrail.RunCostOverLimit}} {
+		if k.set && !h.alerted[alertKey{project, agent, trace, string(k.kind), hour}] {
+			return false
+		}
+	}
+	return true
 }
 
 func hasRunLimits(pol postgres.Policy) bool {
@@ -127,9 +150,9 @@ func (j *judgement) judgeBudget(spend []postgres.SpendChange) {
 	}
 }
 
-// record claims the alerts, the breaches' with their notifications in one
-// statement, the budget thresholds' then theirs, and queues the
-// deliveries, all in the batch's transaction.
+// record queues the breaches for the alert drain, claims the budget
+// thresholds, notifies and queues their deliveries, all in the batch's
+// transaction.
 func (j *judgement) record(ctx context.Context) error {
 	if err := j.recordBreaches(ctx); err != nil {
 		return err
@@ -146,34 +169,10 @@ func (j *judgement) record(ctx context.Context) error {
 	return j.tx.Enqueue(ctx, j.envs)
 }
 
+// recordBreaches queues the breaches for the alert drain (drain.go), in
+// one statement.
 func (j *judgement) recordBreaches(ctx context.Context) error {
-	if len(j.breaches) == 0 {
-		return nil
-	}
-	hour := j.now.Truncate(time.Hour)
-	envs, notices := make([]webhook.Envelope, len(j.breaches)), make([]postgres.Notice, len(j.breaches))
-	for i, b := range j.breaches {
-		var err error
-		if envs[i], notices[i], err = j.prepare(webhook.TypeGuardrailBreach, breachPayload(j.project, b),
-			fmt.Sprintf("Guardrail breach: %s", b.Agent),
-			fmt.Sprintf("%s by agent %s on %s (%d)", b.Kind, b.Agent, b.Subject, b.Count)); err != nil {
-			return err
-		}
-	}
-	fresh, err := j.tx.ClaimBreachAlerts(ctx, j.project, j.breaches, hour, notices)
-	if err != nil {
-		return err
-	}
-	for i, b := range j.breaches {
-		if fresh[i] {
-			j.envs = append(j.envs, envs[i]) // its notices went with the claim
-			continue
-		}
-		// Recorded by a committed transaction (ON CONFLICT waited for it):
-		// later batches skip the claim.
-		j.h.remember(alertKey{j.project, b.Agent, b.Subject, string(b.Kind), hour})
-	}
-	return nil
+	return j.tx.QueueBreaches(ctx, j.project, j.now.Truncate(time.Hour), j.now, j.breaches)
 }
 
 func (j *judgement) recordCrossings(ctx context.Context) error {
@@ -247,7 +246,7 @@ func Reached(budgetNano int64, thresholds []int32, spendNano int64) []int32 {
 // alert prepares the notification of owners and admins and the delivery;
 // record writes them all at once.
 func (j *judgement) alert(typ string, data any, title, body string) error {
-	env, n, err := j.prepare(typ, data, title, body)
+	env, n, err := prepare(typ, j.project, data, title, body, j.now)
 	if err != nil {
 		return err
 	}
@@ -255,9 +254,9 @@ func (j *judgement) alert(typ string, data any, title, body string) error {
 	return nil
 }
 
-// prepare builds an alert's delivery and its notice.
-func (j *judgement) prepare(typ string, data any, title, body string) (webhook.Envelope, postgres.Notice, error) {
-	env, err := webhook.NewEnvelope(typ, j.project, data, j.now)
+// prepare builds an alert's delivery and its notice, found at at.
+func prepare(typ, project string, data any, title, body string, at time.Time) (webhook.Envelope, postgres.Notice, error) {
+	env, err := webhook.NewEnvelope(typ, project, data, at)
 	if err != nil {
 		return env, postgres.Notice{}, err
 	}

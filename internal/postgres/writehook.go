@@ -140,14 +140,19 @@ func (w *WriteTx) LoadPolicy(ctx context.Context, projectID string) (Policy, err
 // carry a workflow, across every batch, this one included: the runs row
 // (as the last refresh left it) plus the run's mark (the calls stored
 // since, runs_pending.go), in one snapshot. A run belongs to the agent of
-// its first call by (timestamp, event_id).
+// its first call by (timestamp, event_id). Each run is two primary-key
+// probes whatever the statistics say: a LATERAL subquery with LIMIT is
+// not flattened into a join, which the planner, misjudging a project's
+// marks before ANALYZE, made a hash of every mark of the project.
 const runTotalsSQL = `SELECT CASE WHEN r.trace_id IS NULL OR (m.first_ts, m.first_event_id COLLATE "C") <
     (r.first_ts, r.first_event_id COLLATE "C") THEN m.first_agent ELSE r.agent_name END,
   u.t, coalesce(r.tool_calls, 0) + coalesce(m.tool_calls, 0), coalesce(r.cost_nano, 0) + coalesce(m.cost_nano, 0),
   greatest(r.last_end, m.last_end)
 FROM unnest($2::text[]) AS u(t)
-LEFT JOIN runs r ON r.project_id = $1 AND r.trace_id = u.t
-LEFT JOIN runs_pending m ON m.project_id = $1 AND m.trace_id = u.t AND m.calls > 0
+LEFT JOIN LATERAL (SELECT trace_id, first_ts, first_event_id, agent_name, tool_calls, cost_nano, last_end, workflow
+  FROM runs WHERE project_id = $1 AND trace_id = u.t LIMIT 1) r ON true
+LEFT JOIN LATERAL (SELECT first_ts, first_event_id, first_agent, tool_calls, cost_nano, last_end, has_workflow
+  FROM runs_pending WHERE project_id = $1 AND trace_id = u.t AND calls > 0 LIMIT 1) m ON true
 WHERE r.workflow IS NOT NULL OR m.has_workflow`
 
 // RunTotals reads the stored totals of the runs traceIDs (distinct), by agent.
