@@ -23,7 +23,8 @@ func (e *env) spend(project, id string, nano int64, billing string) {
 
 func TestBudgetStateAndThresholds(t *testing.T) {
 	e := newEnv(t)
-	e.db.Hook = alerts.New(nil, e.clock.Now)
+	hook := alerts.New(nil, e.clock.Now)
+	e.db.Hook = hook
 	u := e.register("budget")
 	p := u.ProjectID
 	state := "/v1/projects/" + p + "/budget-state"
@@ -61,11 +62,18 @@ func TestBudgetStateAndThresholds(t *testing.T) {
 	if r.str("period_ends_at") == "" || r.str("as_of") == "" {
 		t.Errorf("state: %s", r.Raw)
 	}
+	// Ingest queued the crossings (s1's 50 %, and s2 and s3 repeat it as
+	// the drain has not run yet); the drain notifies each threshold once.
+	if crossed := budgetNotices(t, e, u); len(crossed) != 0 {
+		t.Errorf("notified before the drain: %v", crossed)
+	}
+	e.drain(hook, 3)
 	crossed := budgetNotices(t, e, u)
 	if fmt.Sprint(crossed) != "[50 80 100]" {
 		t.Errorf("one notification per threshold, got %v", crossed)
 	}
 	e.spend(p, "s4", 1_000_000_000, "")
+	e.drain(hook, 0) // known notified: nothing queued
 	if again := budgetNotices(t, e, u); len(again) != 3 {
 		t.Errorf("a threshold alerted twice in a month: %v", again)
 	}
@@ -108,6 +116,15 @@ func TestBudgetThresholdsOnceUnderConcurrency(t *testing.T) {
 				}
 			}
 		}()
+	}
+	wg.Wait()
+	// Both instances drain at once.
+	for _, h := range hooks {
+		wg.Go(func() {
+			if _, err := h.Drain(context.Background(), e.db); err != nil {
+				t.Error(err)
+			}
+		})
 	}
 	wg.Wait()
 	if got := budgetNotices(t, e, u); fmt.Sprint(got) != "[10 20 30 40 50]" {

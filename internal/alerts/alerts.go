@@ -1,9 +1,11 @@
 // Package alerts is the ingest path's hook (postgres.WriteHook): inside
 // the transaction that stored a batch it judges the batch against the
-// project's guardrails and its month's spend against the budget, records
-// each alert once (an hourly key per agent, subject and kind; a row per
-// month and threshold), notifies owners and admins, and queues the signed
-// webhook deliveries in that same transaction. It never refuses a batch.
+// project's guardrails and its month's spend against the budget and queues
+// what it found in one row of the alert queue, sent with the COMMIT. The
+// drain (Drain) then records each alert once (an hourly key per agent,
+// subject and kind; a row per month and threshold), notifies owners and
+// admins, and queues the signed webhook deliveries. It never refuses a
+// batch.
 package alerts
 
 import (
@@ -72,18 +74,22 @@ func (h *Hook) AfterWrite(ctx context.Context, tx *postgres.WriteTx, w postgres.
 			continue
 		}
 		j := judgement{h: h, tx: tx, project: project, pol: pol, now: h.Now().UTC(), pre: w.RunTotals[project]}
-		// Reads first: a batch that only repeats alerts already recorded
-		// writes nothing and needs no savepoint.
+		// A batch that only repeats alerts already recorded writes nothing.
 		if err := j.judge(ctx, events, spend[project]); err != nil {
 			return err
 		}
 		if len(j.breaches) == 0 && len(j.crossings) == 0 {
 			continue
 		}
-		if err := tx.Savepoint(ctx, func() error { return j.record(ctx) }); err != nil {
-			// The batch is stored whatever happens to its alerts.
+		// The row goes with COMMIT; should it fail, the batch commits
+		// without it (postgres.WriteTx.Undone).
+		if err := j.record(); err != nil {
 			h.Log.Error("guardrail and budget alerts failed; batch stored without them",
 				zap.String("project_id", project), zap.Error(err))
+			continue
+		}
+		tx.Undone = func(err error) {
+			h.Log.Error("guardrail and budget alerts failed; batch stored without them", zap.Error(err))
 		}
 	}
 	return nil

@@ -63,7 +63,7 @@ func TestQueuedBreachesAlertOnceWhicheverInstanceDrains(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if n := count(t, db, `SELECT count(*) FROM breaches_pending`); n != 6 {
+	if n := count(t, db, `SELECT count(*) FROM alerts_pending`); n != 6 {
 		t.Fatalf("%d queued rows, want one per batch (6)", n)
 	}
 	if n := count(t, db, `SELECT count(*) FROM notifications`); n != 0 {
@@ -81,7 +81,7 @@ func TestQueuedBreachesAlertOnceWhicheverInstanceDrains(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	if taken[0]+taken[1] != 6 || count(t, db, `SELECT count(*) FROM breaches_pending`) != 0 {
+	if taken[0]+taken[1] != 6 || count(t, db, `SELECT count(*) FROM alerts_pending`) != 0 {
 		t.Fatalf("the drains took %v of 6 rows", taken)
 	}
 	if a, n := count(t, db, `SELECT count(*) FROM guardrail_alerts`), count(t, db, `SELECT count(*) FROM notifications`); a != 2 || n != 2 {
@@ -107,7 +107,7 @@ func TestQueuedBreachesAlertOnceWhicheverInstanceDrains(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if n := count(t, db, `SELECT count(*) FROM breaches_pending`); n != 0 {
+	if n := count(t, db, `SELECT count(*) FROM alerts_pending`); n != 0 {
 		t.Errorf("%d rows queued for breaches already alerted", n)
 	}
 }

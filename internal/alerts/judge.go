@@ -2,7 +2,6 @@ package alerts
 
 import (
 	"context"
-	"fmt"
 	"math/big"
 	"slices"
 	"time"
@@ -23,8 +22,6 @@ type judgement struct {
 	pre       postgres.PrefetchedTotals // run totals read with the insert
 	breaches  []guardrail.Breach        // not known to be alerted this hour
 	crossings []crossing                // thresholds reached, not known recorded
-	envs      []webhook.Envelope
-	notices   []postgres.Notice
 }
 
 // crossing is the thresholds the month's spend reached in a batch.
@@ -150,51 +147,15 @@ func (j *judgement) judgeBudget(spend []postgres.SpendChange) {
 	}
 }
 
-// record queues the breaches for the alert drain, claims the budget
-// thresholds, notifies and queues their deliveries, all in the batch's
-// transaction.
-func (j *judgement) record(ctx context.Context) error {
-	if err := j.recordBreaches(ctx); err != nil {
-		return err
-	}
-	if err := j.recordCrossings(ctx); err != nil {
-		return err
-	}
-	if err := j.tx.Notify(ctx, j.project, j.notices); err != nil {
-		return err
-	}
-	if !j.pol.HasWebhook {
-		return nil
-	}
-	return j.tx.Enqueue(ctx, j.envs)
-}
-
-// recordBreaches queues the breaches for the alert drain (drain.go), in
-// one statement.
-func (j *judgement) recordBreaches(ctx context.Context) error {
-	return j.tx.QueueBreaches(ctx, j.project, j.now.Truncate(time.Hour), j.now, j.breaches)
-}
-
-func (j *judgement) recordCrossings(ctx context.Context) error {
+// record queues the breaches and crossings for the alert drain
+// (drain.go): one row, sent with the batch's COMMIT.
+func (j *judgement) record() error {
 	b := j.pol.Budget
-	for _, c := range j.crossings {
-		fresh, err := j.tx.ClaimThresholds(ctx, j.project, c.month, c.thresholds)
-		if err != nil {
-			return err
-		}
-		for _, t := range fresh {
-			p := crossingPayload(*b, t, c.spend, c.month)
-			if err := j.alert(webhook.TypeBudgetCrossed, p, fmt.Sprintf("Budget %d%% reached", t),
-				fmt.Sprintf("Metered spend this month is %s USD of a %s USD budget", p.SpendMTD, p.Budget)); err != nil {
-				return err
-			}
-		}
-		// Thresholds another transaction recorded are committed; this
-		// batch's own are learnt at the next batch, once they committed.
-		j.h.rememberThresholds(j.project, c.month,
-			slices.DeleteFunc(slices.Clone(c.thresholds), func(t int32) bool { return slices.Contains(fresh, t) }))
+	cs := make([]postgres.Crossing, len(j.crossings))
+	for i, c := range j.crossings {
+		cs[i] = postgres.Crossing{Month: c.month, Thresholds: c.thresholds, SpendNano: c.spend, BudgetNano: b.BudgetNano, Mode: b.Mode}
 	}
-	return nil
+	return j.tx.QueueAlerts(j.project, j.now.Truncate(time.Hour), j.now, j.breaches, cs)
 }
 
 // unclaimed drops thresholds this instance already saw recorded.
@@ -241,17 +202,6 @@ func Reached(budgetNano int64, thresholds []int32, spendNano int64) []int32 {
 		}
 	}
 	return out
-}
-
-// alert prepares the notification of owners and admins and the delivery;
-// record writes them all at once.
-func (j *judgement) alert(typ string, data any, title, body string) error {
-	env, n, err := prepare(typ, j.project, data, title, body, j.now)
-	if err != nil {
-		return err
-	}
-	j.notices, j.envs = append(j.notices, n), append(j.envs, env)
-	return nil
 }
 
 // prepare builds an alert's delivery and its notice, found at at.

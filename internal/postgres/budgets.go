@@ -26,7 +26,7 @@ ON CONFLICT (project_id) DO UPDATE SET enabled = excluded.enabled, mode = exclud
 	return translate(err, "budget")
 }
 
-func readBudget(ctx context.Context, q pgx.Tx, projectID string) (*Budget, error) {
+func readBudget(ctx context.Context, q txQuerier, projectID string) (*Budget, error) {
 	var b Budget
 	err := q.QueryRow(ctx, `SELECT enabled, mode, budget_nano, thresholds FROM budgets WHERE project_id = $1`,
 		projectID).Scan(&b.Enabled, &b.Mode, &b.BudgetNano, &b.Thresholds)

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/llmcost/llmcost/internal/event"
 	"github.com/llmcost/llmcost/internal/guardrail"
@@ -75,15 +76,15 @@ func (db *DB) WriteWith(ctx context.Context, hook WriteHook, events []event.Even
 		wants = w.WantRunTotals(events)
 	}
 	var res WriteResult
-	err := pgx.BeginFunc(ctx, db.Pool, func(tx pgx.Tx) error {
+	err := db.ingestTx(ctx, func(conn *pgxpool.Conn) (*WriteTx, error) {
 		var sp spendArrays
 		var versions []string
-		pre, err := insert(ctx, tx, args, wants, &res, &sp, &versions)
+		pre, err := insert(ctx, conn, args, wants, hook != nil, &res, &sp, &versions)
 		if err != nil || hook == nil || res.Stored == 0 {
-			return err
+			return nil, err
 		}
-		return hook.AfterWrite(ctx, &WriteTx{tx: tx, db: db},
-			Written{Events: events, Spend: sp.changes(), Versions: parseVersions(versions), RunTotals: pre})
+		w := &WriteTx{tx: conn, db: db}
+		return w, hook.AfterWrite(ctx, w, Written{Events: events, Spend: sp.changes(), Versions: parseVersions(versions), RunTotals: pre})
 	})
 	if err != nil {
 		return WriteResult{}, translate(err, "events")
@@ -92,19 +93,28 @@ func (db *DB) WriteWith(ctx context.Context, hook WriteHook, events []event.Even
 	return res, nil
 }
 
-// insert runs the insert statement and, in the same round trip, the run
-// totals statements the hook asked for: each reads in a snapshot taken after
-// the insert, so the totals include the batch.
-func insert(ctx context.Context, tx pgx.Tx, args []any, wants []RunTotalsRequest, res *WriteResult, sp *spendArrays,
-	versions *[]string) (map[string]PrefetchedTotals, error) {
+// insert opens the ingest transaction and runs the insert statement and,
+// in the same round trip, the run totals statements the hook asked for
+// (each reads in a snapshot taken after the insert, so the totals include
+// the batch) and, for a hook, the savepoint its deferred statements roll
+// back to (ingest_tx.go).
+func insert(ctx context.Context, conn *pgxpool.Conn, args []any, wants []RunTotalsRequest, hooked bool, res *WriteResult,
+	sp *spendArrays, versions *[]string) (map[string]PrefetchedTotals, error) {
 	b := &pgx.Batch{}
+	b.Queue(beginSQL)
 	b.Queue(insertSQL, args...)
 	for _, w := range wants {
 		b.Queue(runTotalsSQL, w.ProjectID, w.TraceIDs)
 	}
-	br := tx.SendBatch(ctx, b)
+	if hooked {
+		b.Queue(savepointSQL)
+	}
+	br := conn.SendBatch(ctx, b)
+	_, err := br.Exec()
 	var seenRows int64
-	err := br.QueryRow().Scan(&res.Stored, &res.Outcomes, &seenRows, &sp.projects, &sp.months, &sp.after, &sp.delta, versions)
+	if err == nil {
+		err = br.QueryRow().Scan(&res.Stored, &res.Outcomes, &seenRows, &sp.projects, &sp.months, &sp.after, &sp.delta, versions)
+	}
 	var pre map[string]PrefetchedTotals
 	for _, w := range wants {
 		if err != nil {

@@ -8,3 +8,7 @@ import "context"
 func (db *DB) ToolRowsPerWorkflow(ctx context.Context, q RunQuery) ([]GroupSums, error) {
 	return db.groupRows(ctx, q, "run_tool_day", "run_tools", "tool_name", false)
 }
+
+// Later queues a statement to be sent with the ingest transaction's
+// COMMIT, as QueueAlerts does: tests make one fail.
+func (w *WriteTx) Later(sql string, args ...any) { w.later(sql, args...) }

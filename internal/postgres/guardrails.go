@@ -132,7 +132,7 @@ func (db *DB) LoadPolicy(ctx context.Context, projectID string) (Policy, error) 
 	return p, translate(err, "policy")
 }
 
-func loadPolicy(ctx context.Context, tx pgx.Tx, projectID string, p *Policy) error {
+func loadPolicy(ctx context.Context, tx txQuerier, projectID string, p *Policy) error {
 	if err := tx.QueryRow(ctx, `SELECT policy_version, EXISTS (SELECT 1 FROM webhooks WHERE project_id = $1)
 FROM projects WHERE id = $1`, projectID).Scan(&p.Version, &p.HasWebhook); err != nil {
 		return err

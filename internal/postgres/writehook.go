@@ -120,13 +120,33 @@ type WriteHook interface {
 	AfterWrite(ctx context.Context, tx *WriteTx, w Written) error
 }
 
-// WriteTx is the ingest transaction as a hook sees it.
+// txQuerier is what WriteTx needs of a transaction: pgx.Tx (the drain's)
+// and the ingest transaction's connection (ingest_tx.go) both are.
+type txQuerier interface {
+	querier
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+}
+
+// WriteTx is the ingest transaction as a hook sees it (or the alert
+// drain's transaction).
 type WriteTx struct {
-	tx pgx.Tx
+	tx txQuerier
 	db *DB
-	// savepoint: Savepoint is running and its SAVEPOINT is still to be sent
-	// (with the next statement); sent: it was sent.
-	savepoint, sent bool
+	// deferred statements are sent with COMMIT (ingest_tx.go).
+	deferred []queuedSQL
+	// Undone, when set by a hook, is called if the deferred statements
+	// failed and the batch committed without them.
+	Undone func(error)
+}
+
+type queuedSQL struct {
+	sql  string
+	args []any
+}
+
+// later queues a statement that returns nothing to be sent with COMMIT.
+func (w *WriteTx) later(sql string, args ...any) {
+	w.deferred = append(w.deferred, queuedSQL{sql, args})
 }
 
 // LoadPolicy reads the project's policy in the transaction.

@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -11,79 +12,31 @@ import (
 	"github.com/llmcost/llmcost/internal/webhook"
 )
 
-// The statements that record alerts in the ingest transaction. A hook runs
-// them inside Savepoint, so that a failure there undoes only the alerts and
-// the batch still commits. Judging must cost a batch a few percent
-// (issue 11): each round trip is a sizeable share of a 100-call batch, so
-// the SAVEPOINT travels with the first statement, nothing releases it
-// (the commit does), and a breach's claim and its notifications are one
-// statement.
+// The statements that record alerts: the alert drain's (alerts.Hook.Drain),
+// in a transaction of its own. The ingest transaction only defers one row
+// of the alert queue (QueueAlerts), sent with its COMMIT.
 
-const savepointSQL = `SAVEPOINT llmcost_alerts`
-
-// Savepoint runs fn so that its failure undoes only its own writes and
-// leaves the batch to commit.
-func (w *WriteTx) Savepoint(ctx context.Context, fn func() error) error {
-	w.savepoint, w.sent = true, false
-	err := fn()
-	w.savepoint = false
-	if err != nil && w.sent {
-		if _, rerr := w.tx.Exec(ctx, `ROLLBACK TO SAVEPOINT llmcost_alerts`); rerr != nil {
-			return rerr
-		}
-	}
-	return err
-}
-
-// flushSavepoint sends a pending SAVEPOINT on its own, before a statement
-// that does not go through run.
-func (w *WriteTx) flushSavepoint(ctx context.Context) error {
-	if !w.savepoint || w.sent {
-		return nil
-	}
-	if _, err := w.tx.Exec(ctx, savepointSQL); err != nil {
+// run sends sql and calls each for every row scanned into dest.
+func (w *WriteTx) run(ctx context.Context, sql string, args []any, dest []any, each func() error) error {
+	rows, err := w.tx.Query(ctx, sql, args...)
+	if err != nil {
 		return err
 	}
-	w.sent = true
-	return nil
-}
-
-// run sends sql, preceded by a pending SAVEPOINT in the same round trip,
-// and calls each for every row scanned into dest.
-func (w *WriteTx) run(ctx context.Context, sql string, args []any, dest []any, each func() error) error {
-	b := &pgx.Batch{}
-	first := w.savepoint && !w.sent
-	if first {
-		b.Queue(savepointSQL)
-	}
-	b.Queue(sql, args...)
-	br := w.tx.SendBatch(ctx, b)
-	if first {
-		if _, err := br.Exec(); err != nil {
-			_ = br.Close()
-			return err
-		}
-		w.sent = true
-	}
-	rows, err := br.Query()
-	if err == nil {
-		_, err = pgx.ForEachRow(rows, dest, each)
-	}
-	if cerr := br.Close(); err == nil {
-		err = cerr
-	}
+	_, err = pgx.ForEachRow(rows, dest, each)
 	return err
 }
 
-// Enqueue queues webhook deliveries in the transaction.
+// Enqueue queues webhook deliveries in the transaction, which must be a
+// pgx.Tx (the drain's: River inserts in one).
 func (w *WriteTx) Enqueue(ctx context.Context, envs []webhook.Envelope) error {
 	if w.db.Enqueue == nil || len(envs) == 0 {
 		return nil
 	}
-	if err := w.flushSavepoint(ctx); err != nil {
-		return err
+	tx, ok := w.tx.(pgx.Tx)
+	if !ok {
+		return errors.New("webhook deliveries are queued by the alert drain, not in the ingest transaction")
 	}
-	return w.db.Enqueue(ctx, w.tx, envs)
+	return w.db.Enqueue(ctx, tx, envs)
 }
 
 // noticeColumns are the notices as unnest arrays.

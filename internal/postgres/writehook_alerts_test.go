@@ -2,8 +2,6 @@ package postgres_test
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"testing"
 	"time"
 
@@ -12,53 +10,52 @@ import (
 	"github.com/llmcost/llmcost/internal/postgres"
 )
 
-// savepointHook claims one breach alert inside Savepoint, then fails: with
-// badNotice by a statement that errors (a notice whose data is not JSON),
-// else by returning an error itself; with succeed it does not fail.
-type savepointHook struct {
-	badNotice, succeed bool
-	err                error
+// queueHook queues one breach with the batch's COMMIT and, with fail, a
+// statement after it that fails.
+type queueHook struct {
+	fail   bool
+	undone error
 }
 
-func (h *savepointHook) AfterWrite(ctx context.Context, tx *postgres.WriteTx, w postgres.Written) error {
+func (h *queueHook) AfterWrite(_ context.Context, tx *postgres.WriteTx, w postgres.Written) error {
 	p := w.Events[0].ProjectID
-	h.err = tx.Savepoint(ctx, func() error {
-		b := []guardrail.Breach{{Agent: "a", Subject: "web", Kind: guardrail.UndeclaredTool}}
-		n := []postgres.Notice{{Type: "guardrail.breach", Title: "t", Body: "b", Data: json.RawMessage(`{}`)}}
-		if _, err := tx.ClaimBreachAlerts(ctx, p, b, time.Now().UTC().Truncate(time.Hour), n); err != nil {
-			return err
-		}
-		if h.badNotice {
-			return tx.Notify(ctx, p, []postgres.Notice{{Type: "x", Data: json.RawMessage(`not json`)}})
-		}
-		if h.succeed {
-			return nil
-		}
-		return errors.New("judging failed")
-	})
-	return nil // the hook swallows its own failure, as internal/alerts does
+	now := time.Now().UTC()
+	if err := tx.QueueAlerts(p, now.Truncate(time.Hour), now,
+		[]guardrail.Breach{{Agent: "a", Subject: "web", Kind: guardrail.UndeclaredTool, Count: 1}}, nil); err != nil {
+		return err
+	}
+	if h.fail {
+		tx.Later(`INSERT INTO alerts_pending (project_id, hour, judged_at) VALUES ($1, now(), 'not a time')`, p)
+	}
+	tx.Undone = func(err error) { h.undone = err }
+	return nil
 }
 
-// TestSavepointUndoesOnlyTheAlerts: a failure inside Savepoint (a failed
-// statement, or an error after a successful one) rolls back the alerts'
-// writes and the batch still commits, with the SAVEPOINT sent together
-// with the first statement.
-func TestSavepointUndoesOnlyTheAlerts(t *testing.T) {
+// TestDeferredAlertsNeverRefuseABatch: the alert queue's row travels with
+// COMMIT; when a statement sent with it fails, the batch still commits,
+// without any of them, and the hook hears why. When none fails the row is
+// stored with the batch.
+func TestDeferredAlertsNeverRefuseABatch(t *testing.T) {
 	db := openDB(t)
 	ctx := context.Background()
-	for i, h := range []*savepointHook{{}, {badNotice: true}, {succeed: true}} {
+	for _, h := range []*queueHook{{}, {fail: true}} {
 		p := newProject(t, db)
 		res, err := db.WriteWith(ctx, h, []event.Event{call(p, "e", 10)}, nil)
-		if err != nil || res.Stored != 1 || (h.err == nil) != h.succeed {
-			t.Fatalf("case %d: stored %d (%v), hook error %v", i, res.Stored, err, h.err)
+		if err != nil || res.Stored != 1 {
+			t.Fatalf("fail=%v: stored %d (%v)", h.fail, res.Stored, err)
 		}
-		var alerts, notes int
-		if err := db.Pool.QueryRow(ctx, `SELECT (SELECT count(*) FROM guardrail_alerts WHERE project_id = $1),
-  (SELECT count(*) FROM notifications WHERE project_id = $1)`, p).Scan(&alerts, &notes); err != nil {
+		var events, queued int
+		if err := db.Pool.QueryRow(ctx, `SELECT (SELECT count(*) FROM events WHERE project_id = $1),
+  (SELECT count(*) FROM alerts_pending WHERE project_id = $1)`, p).Scan(&events, &queued); err != nil {
 			t.Fatal(err)
 		}
-		if h.succeed != (alerts == 1 && notes == 1) || (!h.succeed && alerts+notes != 0) {
-			t.Fatalf("case %d: %d alerts and %d notifications after the savepoint (error %v)", i, alerts, notes, h.err)
+		if events != 1 || queued != map[bool]int{false: 1, true: 0}[h.fail] || (h.undone != nil) != h.fail {
+			t.Fatalf("fail=%v: %d events, %d queued rows, undone %v", h.fail, events, queued, h.undone)
 		}
+	}
+	// The connection went back to the pool usable: the next batch stores.
+	p := newProject(t, db)
+	if res, err := db.Write(ctx, []event.Event{call(p, "after", 10)}, nil); err != nil || res.Stored != 1 {
+		t.Fatalf("after: stored %d (%v)", res.Stored, err)
 	}
 }
