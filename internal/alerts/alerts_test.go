@@ -2,8 +2,11 @@ package alerts
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/llmcost/llmcost/internal/event"
 )
 
 func TestReachedIsExact(t *testing.T) {
@@ -34,5 +37,23 @@ func TestUtilizationAndPeriod(t *testing.T) {
 	m := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
 	if got := PeriodEnd(m); !got.Equal(time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC)) {
 		t.Errorf("PeriodEnd = %s", got)
+	}
+}
+
+func TestByProjectGroupsEachProjectOnce(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"", ""}, {"a", "a:1"}, {"aab", "a:2 b:1"}, {"aba", "a:2 b:1"}, {"cbcab", "a:1 b:2 c:2"},
+	} {
+		var evs []event.Event
+		for i, p := range c.in {
+			evs = append(evs, event.Event{ProjectID: string(p), EventID: fmt.Sprint(i)})
+		}
+		var got []string
+		for p, es := range byProject(evs) {
+			got = append(got, fmt.Sprintf("%s:%d", p, len(es)))
+		}
+		if strings.Join(got, " ") != c.want {
+			t.Errorf("byProject(%q) = %v, want %s", c.in, got, c.want)
+		}
 	}
 }

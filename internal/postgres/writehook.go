@@ -80,8 +80,9 @@ type SpendChange struct {
 
 // Written is what an ingest transaction stored.
 type Written struct {
-	// Events are the batch's events (duplicates of stored ones included:
-	// judging them again is harmless, alerts are deduplicated).
+	// Events are the batch's events, sorted by project and event_id
+	// (duplicates of stored ones included: judging them again is
+	// harmless, alerts are deduplicated).
 	Events []event.Event
 	Spend  []SpendChange
 	// Versions are the policy_version of each project stored to, read in
