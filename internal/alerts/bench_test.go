@@ -19,6 +19,22 @@ import (
 
 func TestMain(m *testing.M) { pgtest.Main(m) }
 
+// migratedDB is a new database with every migration applied, closed when
+// the test ends.
+func migratedDB(tb testing.TB) *postgres.DB {
+	tb.Helper()
+	ctx := context.Background()
+	db, err := postgres.Open(ctx, pgtest.NewDatabase(tb), 8)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(db.Close)
+	if _, err := db.Migrate(ctx); err != nil {
+		tb.Fatal(err)
+	}
+	return db
+}
+
 func project(b testing.TB, db *postgres.DB) string {
 	b.Helper()
 	_, p, err := db.Register(context.Background(), postgres.User{Email: uuid.NewString() + "@example.com", PasswordHash: "x"}, nil,
@@ -72,14 +88,7 @@ func BenchmarkIngestJudging(b *testing.B) {
 
 func benchJudging(b *testing.B, fresh bool, name string) {
 	ctx := context.Background()
-	db, err := postgres.Open(ctx, pgtest.NewDatabase(b), 8)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer db.Close()
-	if _, err := db.Migrate(ctx); err != nil {
-		b.Fatal(err)
-	}
+	db := migratedDB(b)
 	plain, guarded := project(b, db), project(b, db)
 	one, limitCost := int64(3), int64(1_000_000)
 	for i := range 5 {

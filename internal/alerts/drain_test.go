@@ -13,7 +13,6 @@ import (
 	"github.com/llmcost/llmcost/internal/event"
 	"github.com/llmcost/llmcost/internal/guardrail"
 	"github.com/llmcost/llmcost/internal/postgres"
-	"github.com/llmcost/llmcost/internal/postgres/pgtest"
 	"github.com/llmcost/llmcost/internal/webhook"
 )
 
@@ -25,14 +24,7 @@ import (
 // it saw alerted.
 func TestQueuedBreachesAlertOnceWhicheverInstanceDrains(t *testing.T) {
 	ctx := context.Background()
-	db, err := postgres.Open(ctx, pgtest.NewDatabase(t), 8)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if _, err := db.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
+	db := migratedDB(t)
 	var mu sync.Mutex
 	delivered := map[string]int{}
 	db.Enqueue = func(_ context.Context, _ pgx.Tx, envs []webhook.Envelope) error {
@@ -127,14 +119,7 @@ func count(t *testing.T, db *postgres.DB, sql string) int {
 // run, still has them read.
 func TestAlertedRunsAreNotReadAgain(t *testing.T) {
 	ctx := context.Background()
-	db, err := postgres.Open(ctx, pgtest.NewDatabase(t), 4)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if _, err := db.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
+	db := migratedDB(t)
 	p := project(t, db)
 	maxTools, maxCost := int64(1), int64(1_000)
 	if _, _, err := db.PutGuardrail(ctx, p, guardrail.Guardrail{AgentName: "a", MaxToolCallsPerRun: &maxTools,
