@@ -3,6 +3,7 @@ package alerts_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -172,5 +173,50 @@ func TestAlertedRunsAreNotReadAgain(t *testing.T) {
 	}
 	if got := wanted("r1", "r2"); got != "[]" {
 		t.Errorf("runs read: %s, want none", got)
+	}
+}
+
+// TestAFailingQueuedRowHoldsNothingBack: a queued row the drain cannot
+// alert (its payload is not what ingest writes) stays queued and is named
+// in the drain's error; the rows queued before and after it are alerted.
+func TestAFailingQueuedRowHoldsNothingBack(t *testing.T) {
+	ctx := context.Background()
+	db := migratedDB(t)
+	p := project(t, db)
+	if _, _, err := db.PutGuardrail(ctx, p, guardrail.Guardrail{AgentName: "a", AllowedModels: []string{"m1"}, Enabled: true}); err != nil {
+		t.Fatal(err)
+	}
+	hook := alerts.New(nil, nil)
+	now := time.Now().UTC()
+	write := func(id, model string) {
+		t.Helper()
+		ev := []event.Event{{ProjectID: p, EventID: id, AgentName: "a", Model: model, Priced: true, Source: "batch", Timestamp: now}}
+		if _, err := db.WriteWith(ctx, hook, ev, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("before", "m2")
+	var bad int64
+	if err := db.Pool.QueryRow(ctx, `INSERT INTO alerts_pending (project_id, hour, judged_at, breaches)
+VALUES ($1, date_trunc('hour', now()), now(), '{"not": "a list"}') RETURNING id`, p).Scan(&bad); err != nil {
+		t.Fatal(err)
+	}
+	write("after", "m3")
+	n, err := hook.Drain(ctx, db)
+	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("queued alert %d", bad)) {
+		t.Fatalf("drain error %v, want one naming row %d", err, bad)
+	}
+	if n != 2 {
+		t.Errorf("the drain took %d rows, want the 2 around the bad one", n)
+	}
+	var subjects string
+	if err := db.Pool.QueryRow(ctx, `SELECT string_agg(subject, ' ' ORDER BY subject) FROM guardrail_alerts`).Scan(&subjects); err != nil {
+		t.Fatal(err)
+	}
+	if subjects != "m2 m3" {
+		t.Errorf("alerted %q, want m2 m3", subjects)
+	}
+	if left := count(t, db, `SELECT count(*) FROM alerts_pending`); left != 1 {
+		t.Errorf("%d rows left queued, want the bad one", left)
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"slices"
 	"time"
 
@@ -95,14 +97,15 @@ type PendingAlerts struct {
 	Crossings  []PendingCrossing
 }
 
-// drainSQL takes up to $1 queued rows no other drain holds, deleting them:
-// they are gone exactly when the drain's alerts commit.
+// drainSQL takes up to $1 queued rows after id $2 that no other drain
+// holds, deleting them: they are gone exactly when the drain's alerts
+// commit.
 const drainSQL = `WITH d AS (
   DELETE FROM alerts_pending WHERE id IN (
-    SELECT id FROM alerts_pending ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED)
+    SELECT id FROM alerts_pending WHERE id > $2 ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED)
   RETURNING id, project_id, hour, judged_at, breaches, crossings
 )
-SELECT d.project_id, d.hour, d.judged_at, d.breaches, d.crossings,
+SELECT d.id, d.project_id, d.hour, d.judged_at, d.breaches, d.crossings,
   EXISTS (SELECT 1 FROM webhooks w WHERE w.project_id = d.project_id)
 FROM d ORDER BY d.id`
 
@@ -113,46 +116,68 @@ const drainChunk = 200
 // transaction that deletes them, once per project and hour, in (project,
 // hour) order so that two drains claim keys in one order; after each
 // commit, committed gets what was alerted. It returns how many rows it
-// took. An error of alert rolls its chunk back for a later drain.
+// took.
+//
+// A chunk that fails is rolled back and taken again one row at a time: a
+// row that fails on its own (a bug in a payload, say) stays queued and is
+// named in the error, and the rows behind it are still alerted.
 func (db *DB) DrainAlerts(ctx context.Context, alert func(context.Context, *WriteTx, PendingAlerts) error,
 	committed func([]PendingAlerts)) (int, error) {
-	total := 0
+	total, limit := 0, drainChunk
+	var after int64 // rows up to it failed on their own in this drain
+	var failed error
 	for {
-		var groups []PendingAlerts
-		n := 0
-		err := pgx.BeginFunc(ctx, db.Pool, func(tx pgx.Tx) error {
-			var err error
-			if n, groups, err = takeAlerts(ctx, tx); err != nil {
-				return err
-			}
-			w := &WriteTx{tx: tx, db: db}
-			for _, g := range groups {
-				if err := alert(ctx, w, g); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
-		if err != nil {
-			return total, translate(err, "alerts")
+		n, last, groups, err := db.drainOnce(ctx, after, limit, alert)
+		switch {
+		case err != nil && (ctx.Err() != nil || (limit == 1 && last <= after)):
+			return total, errors.Join(failed, translate(err, "alerts"))
+		case err != nil && limit > 1:
+			limit = 1 // find the row that fails
+			continue
+		case err != nil:
+			failed = errors.Join(failed, fmt.Errorf("queued alert %d stays queued: %w", last, err))
+			after, limit = last, drainChunk
+			continue
 		}
 		total += n
 		if len(groups) > 0 && committed != nil {
 			committed(groups)
 		}
-		if n < drainChunk {
-			return total, nil
+		if n < limit {
+			return total, failed
 		}
 	}
 }
 
-// takeAlerts deletes a chunk of queued rows and groups them.
-func takeAlerts(ctx context.Context, tx pgx.Tx) (int, []PendingAlerts, error) {
-	rows, err := tx.Query(ctx, drainSQL, drainChunk)
+// drainOnce takes up to limit rows after id after in one transaction and
+// alerts them; last is the highest id it read, also when it failed.
+func (db *DB) drainOnce(ctx context.Context, after int64, limit int, alert func(context.Context, *WriteTx, PendingAlerts) error) (
+	n int, last int64, groups []PendingAlerts, err error) {
+	err = pgx.BeginFunc(ctx, db.Pool, func(tx pgx.Tx) error {
+		var err error
+		if n, groups, err = takeAlerts(ctx, tx, after, limit, &last); err != nil {
+			return err
+		}
+		w := &WriteTx{tx: tx, db: db}
+		for _, g := range groups {
+			if err := alert(ctx, w, g); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return n, last, groups, err
+}
+
+// takeAlerts deletes a chunk of queued rows and groups them; *last is
+// the highest id read.
+func takeAlerts(ctx context.Context, tx pgx.Tx, after int64, limit int, last *int64) (int, []PendingAlerts, error) {
+	rows, err := tx.Query(ctx, drainSQL, limit, after)
 	if err != nil {
 		return 0, nil, err
 	}
 	n := 0
+	var id int64
 	var project string
 	var hour, judged time.Time
 	var breaches, crossings []byte
@@ -164,8 +189,9 @@ func takeAlerts(ctx context.Context, tx pgx.Tx) (int, []PendingAlerts, error) {
 		t       int32
 	}
 	seenBreach, seenCrossing := map[[5]string]bool{}, map[crossingKey]bool{}
-	_, err = pgx.ForEachRow(rows, []any{&project, &hour, &judged, &breaches, &crossings, &hasWebhook}, func() error {
+	_, err = pgx.ForEachRow(rows, []any{&id, &project, &hour, &judged, &breaches, &crossings, &hasWebhook}, func() error {
 		n++
+		*last = id
 		var qb []queuedBreach
 		var qc []Crossing
 		if err := json.Unmarshal(breaches, &qb); err != nil {
