@@ -119,10 +119,10 @@ func (h *Hook) WantRunTotals(events []event.Event) []postgres.RunTotalsRequest {
 // events are not copied, twice, for every batch. Unsorted events are
 // sorted in a copy first.
 func byProject(events []event.Event) iter.Seq2[string, []event.Event] {
-	byID := func(a, b event.Event) int { return strings.Compare(a.ProjectID, b.ProjectID) }
-	if !slices.IsSortedFunc(events, byID) {
+	byProjectID := func(a, b event.Event) int { return strings.Compare(a.ProjectID, b.ProjectID) }
+	if !slices.IsSortedFunc(events, byProjectID) {
 		events = slices.Clone(events)
-		slices.SortStableFunc(events, byID)
+		slices.SortStableFunc(events, byProjectID)
 	}
 	return func(yield func(string, []event.Event) bool) {
 		for start := 0; start < len(events); {
