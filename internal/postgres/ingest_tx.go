@@ -13,10 +13,10 @@ import (
 // which sends BEGIN and COMMIT each on its own: here BEGIN travels with the
 // insert statement (insert) and COMMIT with the statements a hook deferred
 // (WriteTx.later: the alert queue's row), so a batch takes two round
-// trips, judged or not, where it took three, and four with new alerts
-// (issue 11: judging must cost a batch a few percent). The saved round
-// trips alone measured within the noise (docs/guardrails.md "Alerts");
-// what this buys is the queue's row riding with COMMIT.
+// trips, judged or not, where it took three, and four or more with new
+// alerts (issue 11: judging must cost a batch a few percent). The saved
+// round trips alone measured within the noise (docs/guardrails.md
+// "Alerts"); what this buys is the queue's row riding with COMMIT.
 
 const (
 	beginSQL     = `BEGIN`
