@@ -29,6 +29,9 @@ func objectFields(msg json.RawMessage) (map[string]json.RawMessage, *Rejection) 
 	if len(msg) == 0 || msg[0] != '{' {
 		return nil, &Rejection{Field: "", Reason: "must be a JSON object"}
 	}
+	if fields, ok := scanObject(msg); ok {
+		return fields, nil
+	}
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(msg, &fields); err != nil {
 		return nil, &Rejection{Field: "", Reason: "malformed object: " + err.Error()}
@@ -65,14 +68,16 @@ func (f *fieldReader) str(name string, required bool, maxLen int) string {
 	if !ok {
 		return ""
 	}
-	var s string
-	if v[0] != '"' || json.Unmarshal(v, &s) != nil {
-		f.fail(name, "must be a string")
-		return ""
-	}
-	if reason := CheckJSONText(v, 0); reason != "" {
-		f.fail(name, reason)
-		return ""
+	s, plain := plainString(v)
+	if !plain {
+		if v[0] != '"' || json.Unmarshal(v, &s) != nil {
+			f.fail(name, "must be a string")
+			return ""
+		}
+		if reason := CheckJSONText(v, 0); reason != "" {
+			f.fail(name, reason)
+			return ""
+		}
 	}
 	switch {
 	case required && strings.TrimSpace(s) == "":
