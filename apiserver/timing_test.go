@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/llmcost/llmcost/internal/authn"
+	"github.com/llmcost/llmcost/internal/timings"
 )
 
 // TestRepliesDoNotRevealAccounts: a login for an unknown address, a wrong
@@ -40,12 +41,12 @@ func TestRepliesDoNotRevealAccounts(t *testing.T) {
 	// sides alike; the fastest of 15 runs shows the work done. Medians of
 	// the kinds must also agree within a factor of three.
 	floor := argon2Floor()
-	ref := median(times["wrong password"])
+	ref := timings.Median(times["wrong password"])
 	for kind := range kinds {
 		if got := slices.Min(times[kind]); got < floor/2 {
 			t.Errorf("%s: fastest %s, under half of one password verification (%s)", kind, got, floor)
 		}
-		if got := median(times[kind]); got < ref/3 || got > ref*3 {
+		if got := timings.Median(times[kind]); got < ref/3 || got > ref*3 {
 			t.Errorf("%s: median %s, a wrong password's median %s", kind, got, ref)
 		}
 	}
@@ -92,10 +93,4 @@ func argon2Floor() time.Duration {
 		runs = append(runs, time.Since(start))
 	}
 	return slices.Min(runs)
-}
-
-func median(d []time.Duration) time.Duration {
-	s := slices.Clone(d)
-	slices.Sort(s)
-	return s[len(s)/2]
 }

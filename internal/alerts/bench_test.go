@@ -3,7 +3,6 @@ package alerts_test
 import (
 	"context"
 	"fmt"
-	"sort"
 	"sync"
 	"testing"
 	"time"
@@ -15,6 +14,7 @@ import (
 	"github.com/llmcost/llmcost/internal/guardrail"
 	"github.com/llmcost/llmcost/internal/postgres"
 	"github.com/llmcost/llmcost/internal/postgres/pgtest"
+	"github.com/llmcost/llmcost/internal/timings"
 )
 
 func TestMain(m *testing.M) { pgtest.Main(m) }
@@ -157,21 +157,10 @@ func benchJudging(b *testing.B, fresh bool, name string) {
 	b.StopTimer()
 	// The overhead is the median paired difference over the median plain
 	// batch: the machine's drift cancels out of each pair.
-	diffs := make([]time.Duration, len(with))
-	for i := range with {
-		diffs[i] = with[i] - without[i]
-	}
-	m0, m1, d := median(without), median(with), median(diffs)
-	overhead := 100 * float64(d) / float64(m0)
-	b.ReportMetric(float64(m0.Microseconds()), "µs/batch-plain")
-	b.ReportMetric(float64(m1.Microseconds()), "µs/batch-judged")
-	b.ReportMetric(overhead, "%overhead")
+	o := timings.Paired(without, with)
+	b.ReportMetric(float64(o.Plain.Microseconds()), "µs/batch-plain")
+	b.ReportMetric(float64(o.Other.Microseconds()), "µs/batch-judged")
+	b.ReportMetric(o.Percent, "%overhead")
 	fmt.Printf("%s: ingest of a 100-call batch, median of %d: %s without guardrails, %s judged (5 guardrails, tags, budget); "+
-		"median paired difference %s: %+.1f%%\n", name, len(with), m0, m1, d, overhead)
-}
-
-func median(ds []time.Duration) time.Duration {
-	s := append([]time.Duration(nil), ds...)
-	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
-	return s[len(s)/2]
+		"median paired difference %s: %+.1f%%\n", name, len(with), o.Plain, o.Other, o.Diff, o.Percent)
 }

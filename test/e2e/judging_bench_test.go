@@ -4,9 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"slices"
 	"testing"
 	"time"
+
+	"github.com/llmcost/llmcost/internal/timings"
 )
 
 // judgingBatches is how many batches each side of BenchmarkJudgingOverHTTP
@@ -82,17 +83,12 @@ func benchJudgingHTTP(b *testing.B, fresh bool, name string) {
 	// machine's drift (other work on the two cores) cancels out of
 	// the difference; the overhead is the median difference over the
 	// median plain batch.
-	diffs := make([]time.Duration, len(with))
-	for i := range with {
-		diffs[i] = with[i] - without[i]
-	}
-	m0, m1, d := medianOf(without), medianOf(with), medianOf(diffs)
-	overhead := 100 * float64(d) / float64(m0)
-	b.ReportMetric(float64(m0.Microseconds()), "µs/batch-plain")
-	b.ReportMetric(float64(m1.Microseconds()), "µs/batch-judged")
-	b.ReportMetric(overhead, "%overhead")
+	o := timings.Paired(without, with)
+	b.ReportMetric(float64(o.Plain.Microseconds()), "µs/batch-plain")
+	b.ReportMetric(float64(o.Other.Microseconds()), "µs/batch-judged")
+	b.ReportMetric(o.Percent, "%overhead")
 	fmt.Printf("%s over HTTP: a 100-call batch, median of %d: %s without guardrails, %s judged (5 guardrails, tags, budget); "+
-		"median paired difference %s: %+.1f%%\n", name, len(with), m0, m1, d, overhead)
+		"median paired difference %s: %+.1f%%\n", name, len(with), o.Plain, o.Other, o.Diff, o.Percent)
 }
 
 // judgingBatch is batch n as JSON: 100 calls of agents agent-0…4 in ten
@@ -119,10 +115,4 @@ func judgingBatch(b *testing.B, n int, fresh bool) []byte {
 		b.Fatal(err)
 	}
 	return body
-}
-
-func medianOf(ds []time.Duration) time.Duration {
-	s := slices.Clone(ds)
-	slices.Sort(s)
-	return s[len(s)/2]
 }
