@@ -81,17 +81,20 @@ func (h *Hook) AfterWrite(ctx context.Context, tx *postgres.WriteTx, w postgres.
 			continue
 		}
 		// The row goes with COMMIT; should it fail, the batch commits
-		// without it (postgres.WriteTx.Undone).
+		// without it and Undone hears why.
 		if err := j.record(); err != nil {
 			h.Log.Error("guardrail and budget alerts failed; batch stored without them",
 				zap.String("project_id", project), zap.Error(err))
 			continue
 		}
-		tx.Undone = func(err error) {
-			h.Log.Error("guardrail and budget alerts failed; batch stored without them", zap.Error(err))
-		}
+		tx.Undone = h.undone
 	}
 	return nil
+}
+
+// undone logs the alerts a batch committed without (postgres.WriteTx.Undone).
+func (h *Hook) undone(err error) {
+	h.Log.Error("guardrail and budget alerts failed; batch stored without them", zap.Error(err))
 }
 
 // WantRunTotals names, for each project of events whose cached policy has

@@ -21,14 +21,7 @@ type judgement struct {
 	now       time.Time
 	pre       postgres.PrefetchedTotals // run totals read with the insert
 	breaches  []guardrail.Breach        // not known to be alerted this hour
-	crossings []crossing                // thresholds reached, not known recorded
-}
-
-// crossing is the thresholds the month's spend reached in a batch.
-type crossing struct {
-	month      time.Time
-	thresholds []int32
-	spend      int64
+	crossings []postgres.Crossing       // thresholds reached, not known recorded
 }
 
 // judge finds what may need alerting, reading only.
@@ -142,7 +135,8 @@ func (j *judgement) judgeBudget(spend []postgres.SpendChange) {
 			continue
 		}
 		if reached := j.unclaimed(month, Reached(b.BudgetNano, b.Thresholds, s.AfterNano)); len(reached) > 0 {
-			j.crossings = append(j.crossings, crossing{month: month, thresholds: reached, spend: s.AfterNano})
+			j.crossings = append(j.crossings, postgres.Crossing{Month: month, Thresholds: reached, SpendNano: s.AfterNano,
+				BudgetNano: b.BudgetNano, Mode: b.Mode})
 		}
 	}
 }
@@ -150,12 +144,7 @@ func (j *judgement) judgeBudget(spend []postgres.SpendChange) {
 // record queues the breaches and crossings for the alert drain
 // (drain.go): one row, sent with the batch's COMMIT.
 func (j *judgement) record() error {
-	b := j.pol.Budget
-	cs := make([]postgres.Crossing, len(j.crossings))
-	for i, c := range j.crossings {
-		cs[i] = postgres.Crossing{Month: c.month, Thresholds: c.thresholds, SpendNano: c.spend, BudgetNano: b.BudgetNano, Mode: b.Mode}
-	}
-	return j.tx.QueueAlerts(j.project, j.now.Truncate(time.Hour), j.now, j.breaches, cs)
+	return j.tx.QueueAlerts(j.project, j.now.Truncate(time.Hour), j.now, j.breaches, j.crossings)
 }
 
 // unclaimed drops thresholds this instance already saw recorded.

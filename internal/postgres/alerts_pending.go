@@ -182,13 +182,21 @@ func takeAlerts(ctx context.Context, tx pgx.Tx, after int64, limit int, last *in
 	var hour, judged time.Time
 	var breaches, crossings []byte
 	var hasWebhook bool
-	byKey := map[[2]string]*PendingAlerts{}
+	type groupKey struct {
+		project string
+		hour    time.Time
+	}
+	type breachKey struct {
+		groupKey
+		agent, subject, kind string
+	}
 	type crossingKey struct {
 		project string
 		month   time.Time
 		t       int32
 	}
-	seenBreach, seenCrossing := map[[5]string]bool{}, map[crossingKey]bool{}
+	byKey := map[groupKey]*PendingAlerts{}
+	seenBreach, seenCrossing := map[breachKey]bool{}, map[crossingKey]bool{}
 	_, err = pgx.ForEachRow(rows, []any{&id, &project, &hour, &judged, &breaches, &crossings, &hasWebhook}, func() error {
 		n++
 		*last = id
@@ -200,14 +208,14 @@ func takeAlerts(ctx context.Context, tx pgx.Tx, after int64, limit int, last *in
 		if err := json.Unmarshal(crossings, &qc); err != nil {
 			return err
 		}
-		k := [2]string{project, hour.UTC().Format(time.RFC3339)}
+		k := groupKey{project, hour.UTC()}
 		p := byKey[k]
 		if p == nil {
 			p = &PendingAlerts{ProjectID: project, Hour: hour.UTC(), HasWebhook: hasWebhook}
 			byKey[k] = p
 		}
 		for _, b := range qb {
-			if key := [5]string{k[0], k[1], b.Agent, b.Subject, b.Kind}; !seenBreach[key] {
+			if key := (breachKey{k, b.Agent, b.Subject, b.Kind}); !seenBreach[key] {
 				seenBreach[key] = true
 				p.Breaches = append(p.Breaches, PendingBreach{JudgedAt: judged.UTC(), Breach: guardrail.Breach{Agent: b.Agent,
 					Kind: guardrail.Kind(b.Kind), Subject: b.Subject, Count: b.Count, Limit: b.Limit, Observed: b.Observed,

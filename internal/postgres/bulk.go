@@ -54,9 +54,9 @@ func (db *DB) CopyOutcomes(ctx context.Context, outcomes []RecordedOutcome) (int
 	return n, translate(err, "outcomes")
 }
 
-// VacuumAnalyze vacuums and analyzes the whole database after a bulk load,
-// so the planner has statistics and index-only scans find an all-visible
-// table.
+// VacuumAnalyze rebuilds the events' BRIN index on tx, then vacuums and
+// analyzes the whole database after a bulk load, so the planner has
+// statistics and index-only scans find an all-visible table.
 func (db *DB) VacuumAnalyze(ctx context.Context) error {
 	// After the bulk loader's two concurrent COPY streams (10 M rows, the
 	// autovacuum's autosummarize requests mostly dropped: "was not
