@@ -90,13 +90,13 @@ func (e *Extension) startJobs(ctx context.Context, mailer mail.Sender) error {
 		return fmt.Errorf("job runner: %w", err)
 	}
 	e.jobs = runner
-	// Alerts judge every ingest transaction; the breaches it queues are
-	// alerted by the drain (notifications and deliveries), which starts
-	// once deliveries can be queued.
+	// Alerts judge every ingest transaction; the breaches and budget
+	// thresholds it queues are alerted by the drain (notifications and
+	// deliveries), which starts once deliveries can be queued.
 	e.db.Enqueue = runner.EnqueueWebhooksTx
 	hook := alerts.New(e.set.Logger, nil)
 	e.db.Hook = hook
-	e.merger.also(e.cfg.RollupMergeInterval, e.set.Logger, "queued guardrail breaches into alerts",
+	e.merger.also(e.cfg.RollupMergeInterval, e.set.Logger, "queued alerts into notifications and deliveries",
 		func(ctx context.Context) error {
 			_, err := hook.Drain(ctx, e.db)
 			return err

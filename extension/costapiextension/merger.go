@@ -18,7 +18,7 @@ import (
 // long run refresh never holds the rollups back. Several instances on one
 // database each run them: they take turns on the merger's lock and on the
 // marks' row locks. Once the job runner is up, a third loop (also) drains
-// the guardrail breaches ingest queued into alerts.
+// the alerts ingest queued (breaches and budget thresholds).
 type merger struct {
 	ctx    context.Context
 	cancel context.CancelFunc
