@@ -45,7 +45,7 @@ var insertSQL = func() string {
     SET success = excluded.success, label = excluded.label, recorded_at = excluded.recorded_at
   RETURNING project_id, trace_id
 )`+spendUpsert+lastSeenUpsert+pendingUpsert+`
-SELECT (SELECT count(*) FROM ev), (SELECT count(*) FROM oc), (SELECT count(*) FROM ls),
+SELECT (SELECT count(*) FROM ev), (SELECT count(*) FROM oc),
     coalesce((SELECT array_agg(sp.project_id::text ORDER BY sp.project_id, sp.month) FROM sp), '{}'),
     coalesce((SELECT array_agg(sp.month ORDER BY sp.project_id, sp.month) FROM sp), '{}'),
     coalesce((SELECT array_agg(sp.metered_nano ORDER BY sp.project_id, sp.month) FROM sp), '{}'),
@@ -111,9 +111,8 @@ func insert(ctx context.Context, conn *pgxpool.Conn, args []any, wants []RunTota
 	}
 	br := conn.SendBatch(ctx, b)
 	_, err := br.Exec()
-	var seenRows int64
 	if err == nil {
-		err = br.QueryRow().Scan(&res.Stored, &res.Outcomes, &seenRows, &sp.projects, &sp.months, &sp.after, &sp.delta, versions)
+		err = br.QueryRow().Scan(&res.Stored, &res.Outcomes, &sp.projects, &sp.months, &sp.after, &sp.delta, versions)
 	}
 	var pre map[string]PrefetchedTotals
 	for _, w := range wants {
