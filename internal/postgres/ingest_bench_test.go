@@ -102,3 +102,49 @@ func rate(b *testing.B, calls []event.Event, project string, write func([]event.
 	}
 	return float64(len(calls)) / time.Since(start).Seconds()
 }
+
+// BenchmarkMergeSteady times the rollup merger as the server runs it under
+// load: the first 100,000 calls of the benchmark dataset's last day are
+// written in 1,000-call batches (not timed), and after every 16 batches
+// (about a second of ingest at make bench-analytics' rate) one merge
+// folds them in (timed). It prints the merges' rate in calls per second,
+// the merger's share of the machine being the ingest's loss:
+//
+//	go test -run '^$' -bench BenchmarkMergeSteady -benchtime 1x ./internal/postgres/
+func BenchmarkMergeSteady(b *testing.B) {
+	ctx := context.Background()
+	db := openDB(b)
+	day := benchdata.Generate(benchdata.Default, pricing.Builtin(), "", time.Now().UTC(), benchdata.Default.Days-1)
+	calls := day.Events[:100_000]
+	const every = 16
+	for range b.N {
+		project := newProject(b, db)
+		var merging time.Duration
+		var merges, rows int64
+		for i := 0; i < len(calls); i += 1000 {
+			batch := make([]event.Event, 1000)
+			copy(batch, calls[i:i+1000])
+			for j := range batch {
+				batch[j].ProjectID = project
+			}
+			if _, err := db.Write(ctx, batch, nil); err != nil {
+				b.Fatal(err)
+			}
+			if (i/1000+1)%every != 0 && i+1000 < len(calls) {
+				continue
+			}
+			start := time.Now()
+			res, err := db.MergeRollups(ctx)
+			if err != nil {
+				b.Fatal(err)
+			}
+			merging += time.Since(start)
+			merges++
+			rows += res.Rows
+			fmt.Printf("merge %d: %d groups %d rows %s\n", merges, res.Groups, res.Rows, time.Since(start))
+		}
+		fmt.Printf("merge every %d batches: %d merges, %d rollup rows upserted, %s in all, %.0f calls/s\n",
+			every, merges, rows, merging.Round(time.Millisecond), float64(len(calls))/merging.Seconds())
+		b.ReportMetric(float64(len(calls))/merging.Seconds(), "calls/s")
+	}
+}

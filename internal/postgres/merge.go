@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"fmt"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
@@ -36,7 +35,7 @@ const snapshotXmin = `SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigi
 // these), so the expansion into one row per dimension works on fewer rows.
 var mergeSQL = `WITH src AS (
   SELECT project_id, date_trunc('hour', ts, 'UTC') AS ts, agent_name, model, billing, user_id, session_id,
-    workflow, tool_name, ` + finestSums() + `
+    workflow, tool_name, ` + strings.Join(sumsOf("c"), ", ") + `
   FROM (SELECT ` + contribution("e") + `
     FROM events e WHERE e.tx >= $1 AND e.tx < $2 AND ($3::uuid IS NULL OR e.project_id <> $3)) c
   GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9
@@ -47,24 +46,14 @@ SELECT (SELECT count(*) FROM src), (SELECT count(*) FROM rh) + (SELECT count(*) 
 // agentKeysUpsert (after a leading comma) adds the hours' users and
 // sessions of each agent in src to agent_key_hour (migration 0019). Keys
 // are only ever added here: re-pricing changes no key, so it does not
-// touch them. Rows are inserted in primary-key order, as the rollups are.
+// touch them. Like the rollups, in no particular order (rollupUpsert).
 const agentKeysUpsert = `, ak AS (
   INSERT INTO agent_key_hour (project_id, agent_name, dim, bucket, key)
   SELECT DISTINCT s.project_id, s.agent_name, v.dim, s.ts, v.key
   FROM src s CROSS JOIN LATERAL (VALUES ('user', s.user_id), ('session', s.session_id)) AS v(dim, key)
   WHERE v.key IS NOT NULL
-  ORDER BY 1, 2, 3, 4, 5
   ON CONFLICT DO NOTHING
 )`
-
-// finestSums sums every rollup column under its own name.
-func finestSums() string {
-	out := make([]string, len(rollupSums))
-	for i, c := range rollupSums {
-		out[i] = fmt.Sprintf("sum(%s)::bigint AS %s", c, c)
-	}
-	return strings.Join(out, ", ")
-}
 
 // MergeResult is what one merge did.
 type MergeResult struct {

@@ -25,6 +25,9 @@ func BenchmarkAnalytics(b *testing.B) {
 		if os.Getenv(envReportsOnly) != "1" {
 			measureIngestAndNaive(b, ds)
 		}
+		if os.Getenv(envIngestOnly) == "1" {
+			continue
+		}
 		srv := startLLMCost(b, ds.server.URL())
 		key := rotateKey(b, ds.db, ds.state.ProjectID)
 		ts := timeReports(b, srv, key, benchdata.AgentName(0))

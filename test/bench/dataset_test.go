@@ -44,6 +44,11 @@ const (
 	// envReportsOnly=1 skips the ingest comparison and the naive GROUP BY
 	// (about three minutes), for iterating on the reports.
 	envReportsOnly = "LLMCOST_BENCH_REPORTS_ONLY"
+	// envIngestOnly=1 runs the ingest comparison and the naive GROUP BY
+	// alone, for iterating on ingest (a small LLMCOST_BENCH_EVENTS is
+	// enough: the comparison writes the same 100,000 calls into a database
+	// of its own whatever the dataset's size).
+	envIngestOnly = "LLMCOST_BENCH_INGEST_ONLY"
 )
 
 // whySchema is readState's reason when only the migrations differ.
