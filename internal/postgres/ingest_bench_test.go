@@ -107,8 +107,9 @@ func rate(b *testing.B, calls []event.Event, project string, write func([]event.
 // load: the first 100,000 calls of the benchmark dataset's last day are
 // written in 1,000-call batches (not timed), and after every 16 batches
 // (about a second of ingest at make bench-analytics' rate) one merge
-// folds them in (timed). It prints the merges' rate in calls per second,
-// the merger's share of the machine being the ingest's loss:
+// folds them in (timed), then one run merge refreshes their runs (timed
+// apart). It prints both mergers' rates in calls per second, their share
+// of the machine being the ingest's loss:
 //
 //	go test -run '^$' -bench BenchmarkMergeSteady -benchtime 1x ./internal/postgres/
 func BenchmarkMergeSteady(b *testing.B) {
@@ -119,8 +120,9 @@ func BenchmarkMergeSteady(b *testing.B) {
 	const every = 16
 	for range b.N {
 		project := newProject(b, db)
-		var merging time.Duration
+		var merging, running time.Duration
 		var merges, rows int64
+		var refreshed int
 		for i := 0; i < len(calls); i += 1000 {
 			batch := make([]event.Event, 1000)
 			copy(batch, calls[i:i+1000])
@@ -141,10 +143,19 @@ func BenchmarkMergeSteady(b *testing.B) {
 			merging += time.Since(start)
 			merges++
 			rows += res.Rows
-			fmt.Printf("merge %d: %d groups %d rows %s\n", merges, res.Groups, res.Rows, time.Since(start))
+			start = time.Now()
+			n, err := db.MergeRuns(ctx, 0)
+			if err != nil {
+				b.Fatal(err)
+			}
+			running += time.Since(start)
+			refreshed += n
 		}
 		fmt.Printf("merge every %d batches: %d merges, %d rollup rows upserted, %s in all, %.0f calls/s\n",
 			every, merges, rows, merging.Round(time.Millisecond), float64(len(calls))/merging.Seconds())
+		fmt.Printf("run merge every %d batches: %d runs refreshed, %s in all, %.0f calls/s\n",
+			every, refreshed, running.Round(time.Millisecond), float64(len(calls))/running.Seconds())
 		b.ReportMetric(float64(len(calls))/merging.Seconds(), "calls/s")
+		b.ReportMetric(float64(len(calls))/running.Seconds(), "run_calls/s")
 	}
 }
