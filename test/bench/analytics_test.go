@@ -24,6 +24,7 @@ func BenchmarkAnalytics(b *testing.B) {
 	for range b.N {
 		if os.Getenv(envReportsOnly) != "1" {
 			measureIngestAndNaive(b, ds)
+			settle(b, ds)
 		}
 		if os.Getenv(envIngestOnly) == "1" {
 			continue

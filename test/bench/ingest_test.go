@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/llmcost/llmcost/internal/benchdata"
 	"github.com/llmcost/llmcost/internal/event"
 	"github.com/llmcost/llmcost/internal/postgres"
@@ -43,11 +45,10 @@ type ingestResult struct {
 // built.
 func measureIngest(b *testing.B, ds *dataset) ingestResult {
 	ctx := context.Background()
-	const name = "bench_ingest"
-	if err := postgres.RecreateDatabase(ctx, withDatabase(ds.server.URL(), "postgres"), name); err != nil {
+	if err := postgres.RecreateDatabase(ctx, withDatabase(ds.server.URL(), "postgres"), ingestDatabase); err != nil {
 		b.Fatal(err)
 	}
-	dbURL := withDatabase(ds.server.URL(), name)
+	dbURL := withDatabase(ds.server.URL(), ingestDatabase)
 	srv := startLLMCost(b, dbURL)
 	defer srv.stop()
 	projectID, key := srv.register(b)
@@ -93,6 +94,28 @@ func measureIngest(b *testing.B, ds *dataset) ingestResult {
 	r.Copy = float64(len(events)) / time.Since(start).Seconds()
 	checkRollups(b, db, projectID, otherID)
 	return r
+}
+
+// ingestDatabase is the ingest comparison's own database on the bench
+// server, made afresh for each run.
+const ingestDatabase = "bench_ingest"
+
+// settle drops the ingest comparison's database and checkpoints, so the
+// report timings that follow do not share the two cores with what the
+// comparison left behind: autovacuum of its freshly written tables and
+// the writing out of its dirty pages.
+func settle(b *testing.B, ds *dataset) {
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, withDatabase(ds.server.URL(), "postgres"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	for _, sql := range []string{"DROP DATABASE IF EXISTS " + pgx.Identifier{ingestDatabase}.Sanitize() + " WITH (FORCE)", "CHECKPOINT"} {
+		if _, err := conn.Exec(ctx, sql); err != nil {
+			b.Fatalf("%s: %v", sql, err)
+		}
+	}
 }
 
 // waitMerged polls until none of the project's events is left in the tail
