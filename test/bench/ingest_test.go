@@ -31,8 +31,9 @@ const (
 type ingestResult struct {
 	// Ingest counts until the last batch is acknowledged (the reports
 	// include every batch from then on); Merged until the server's merger
-	// has folded the last one into the rollups (the tail is empty).
-	Ingest, Merged, Copy float64 // events per second
+	// has folded the last one into the rollups (the tail is empty); Runs
+	// until the run merger has refreshed the last marked run too.
+	Ingest, Merged, Runs, Copy float64 // events per second
 }
 
 // measureIngest sends the default dataset's calls of the last day through
@@ -79,9 +80,14 @@ func measureIngest(b *testing.B, ds *dataset) ingestResult {
 	r.Ingest = float64(len(events)) / time.Since(start).Seconds()
 	waitMerged(b, db, projectID)
 	r.Merged = float64(len(events)) / time.Since(start).Seconds()
+	waitRunsMerged(b, db, projectID)
+	r.Runs = float64(len(events)) / time.Since(start).Seconds()
 	checkStored(b, db, projectID, events)
 
+	// COPY runs on a quiet server: with llmcost stopped (its mergers done),
+	// nothing of the ingest run shares the cores with it.
 	otherID, _ := srv.register(b)
+	srv.stop()
 	for i := range events {
 		events[i].ProjectID = otherID
 	}
@@ -132,6 +138,27 @@ func waitMerged(b *testing.B, db *postgres.DB, projectID string) {
 		}
 		if time.Now().After(deadline) {
 			b.Fatalf("the merger left %d events unmerged for 5 minutes", n)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// waitRunsMerged polls until the server's run merger has refreshed every
+// run of the project that ingest marked (it leaves a run for a second after
+// its last batch, so as not to refresh a run still being written).
+func waitRunsMerged(b *testing.B, db *postgres.DB, projectID string) {
+	deadline := time.Now().Add(5 * time.Minute)
+	for {
+		var n int64
+		if err := db.Pool.QueryRow(context.Background(), `SELECT count(*) FROM runs_pending WHERE project_id = $1`,
+			projectID).Scan(&n); err != nil {
+			b.Fatal(err)
+		}
+		if n == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			b.Fatalf("the run merger left %d runs marked for 5 minutes", n)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
