@@ -24,12 +24,13 @@ const (
 )
 
 // objectFields splits a JSON object into its members, matching keys exactly
-// (encoding/json alone would fill event_id from EVENT_ID).
+// (encoding/json alone would fill event_id from EVENT_ID). msg is valid
+// JSON: an element of a batch that encoding/json decoded.
 func objectFields(msg json.RawMessage) (map[string]json.RawMessage, *Rejection) {
 	if len(msg) == 0 || msg[0] != '{' {
 		return nil, &Rejection{Field: "", Reason: "must be a JSON object"}
 	}
-	if fields, ok := scanObject(msg); ok {
+	if fields, ok := scanValid(msg); ok {
 		return fields, nil
 	}
 	var fields map[string]json.RawMessage

@@ -23,6 +23,14 @@ func scanObject(msg []byte) (map[string]json.RawMessage, bool) {
 	if !json.Valid(msg) {
 		return nil, false
 	}
+	return scanValid(msg)
+}
+
+// scanValid is scanObject for msg already known to be valid JSON: each
+// event of a batch, which the batch's decoder validated whole. Validating
+// it again took about 6 % of the decoding (BenchmarkDecodeBatch: 12.3,
+// 11.9, 14.3 ms → 11.7, 11.2, 13.3 ms per 1,000 events, alternating).
+func scanValid(msg []byte) (map[string]json.RawMessage, bool) {
 	fields := make(map[string]json.RawMessage, 24)
 	i := skipSpace(msg, 0)
 	if i >= len(msg) || msg[i] != '{' {

@@ -27,6 +27,8 @@ var knownEventFields = map[string]bool{
 }
 
 // Event validates one event (API-DECISIONS.md "Validation per event").
+// msg must be valid JSON, as every element of a decoded batch is: its
+// syntax is not checked again.
 func (v *Validator) Event(msg json.RawMessage, lim Limits) (event.Event, *Rejection) {
 	var ev event.Event
 	fields, rej := objectFields(msg)
