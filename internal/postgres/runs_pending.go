@@ -158,3 +158,11 @@ func (db *DB) FreshRuns(ctx context.Context, projectID string) error {
 	_, err := db.refreshAll(ctx, &projectID, nil)
 	return err
 }
+
+// MarkedRuns counts a project's runs marked by ingest and not yet
+// refreshed by the run merger.
+func (db *DB) MarkedRuns(ctx context.Context, projectID string) (int64, error) {
+	var n int64
+	err := db.Pool.QueryRow(ctx, `SELECT count(*) FROM runs_pending WHERE project_id = $1`, projectID).Scan(&n)
+	return n, translate(err, "runs")
+}

@@ -127,9 +127,21 @@ func settle(b *testing.B, ds *dataset) {
 // waitMerged polls until none of the project's events is left in the tail
 // (the server's merger runs every second).
 func waitMerged(b *testing.B, db *postgres.DB, projectID string) {
-	deadline := time.Now().Add(5 * time.Minute)
-	for {
-		n, err := db.TailEvents(context.Background(), projectID)
+	waitNone(b, "events unmerged", func(ctx context.Context) (int64, error) { return db.TailEvents(ctx, projectID) })
+}
+
+// waitRunsMerged polls until the server's run merger has refreshed every
+// run of the project that ingest marked (it leaves a run for a second after
+// its last batch, so as not to refresh a run still being written).
+func waitRunsMerged(b *testing.B, db *postgres.DB, projectID string) {
+	waitNone(b, "runs marked", func(ctx context.Context) (int64, error) { return db.MarkedRuns(ctx, projectID) })
+}
+
+// waitNone polls count every 20 ms until it answers 0, for at most 5
+// minutes.
+func waitNone(b *testing.B, what string, count func(context.Context) (int64, error)) {
+	for deadline := time.Now().Add(5 * time.Minute); ; time.Sleep(20 * time.Millisecond) {
+		n, err := count(context.Background())
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -137,30 +149,8 @@ func waitMerged(b *testing.B, db *postgres.DB, projectID string) {
 			return
 		}
 		if time.Now().After(deadline) {
-			b.Fatalf("the merger left %d events unmerged for 5 minutes", n)
+			b.Fatalf("%d %s for 5 minutes", n, what)
 		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
-// waitRunsMerged polls until the server's run merger has refreshed every
-// run of the project that ingest marked (it leaves a run for a second after
-// its last batch, so as not to refresh a run still being written).
-func waitRunsMerged(b *testing.B, db *postgres.DB, projectID string) {
-	deadline := time.Now().Add(5 * time.Minute)
-	for {
-		var n int64
-		if err := db.Pool.QueryRow(context.Background(), `SELECT count(*) FROM runs_pending WHERE project_id = $1`,
-			projectID).Scan(&n); err != nil {
-			b.Fatal(err)
-		}
-		if n == 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			b.Fatalf("the run merger left %d runs marked for 5 minutes", n)
-		}
-		time.Sleep(20 * time.Millisecond)
 	}
 }
 

@@ -112,7 +112,7 @@ func idle(b *testing.B, db *postgres.DB, projectID string) {
 		tail, err := db.TailEvents(ctx, projectID)
 		var marked int64
 		if err == nil {
-			err = db.Pool.QueryRow(ctx, `SELECT count(*) FROM runs_pending WHERE project_id = $1`, projectID).Scan(&marked)
+			marked, err = db.MarkedRuns(ctx, projectID)
 		}
 		if err != nil {
 			b.Fatal(err)
