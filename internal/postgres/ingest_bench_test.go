@@ -103,7 +103,7 @@ func rate(b *testing.B, calls []event.Event, project string, write func([]event.
 	return float64(len(calls)) / time.Since(start).Seconds()
 }
 
-// BenchmarkMergeSteady times the rollup merger as the server runs it under
+// BenchmarkMergeSteady times the two mergers as the server runs them under
 // load: the first 100,000 calls of the benchmark dataset's last day are
 // written in 1,000-call batches (not timed), and after every 16 batches
 // (about a second of ingest at make bench-analytics' rate) one merge

@@ -55,7 +55,7 @@ const weekBucket = "date_bin('7 days', ts, timestamptz '2000-01-03 00:00:00+00')
 // hour in one hash aggregation (rk); rh takes rk's hourly rows as they are
 // and rd and rw sum rk's far fewer rows again per day and week. Summing the
 // expansion once, instead of materializing it and grouping it three times,
-// halves the merger's time (docs/analytics.md). Rows are upserted in no
+// took a quarter off the merger's time (docs/analytics.md). Rows are upserted in no
 // particular order: every statement that writes the rollups holds the
 // merger's lock (lockState) first, so no two of them overlap.
 func rollupUpsert() string {
