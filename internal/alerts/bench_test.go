@@ -158,9 +158,7 @@ func benchJudging(b *testing.B, fresh bool, name string) {
 	// The overhead is the median paired difference over the median plain
 	// batch: the machine's drift cancels out of each pair.
 	o := timings.Paired(without, with)
-	b.ReportMetric(float64(o.Plain.Microseconds()), "µs/batch-plain")
-	b.ReportMetric(float64(o.Other.Microseconds()), "µs/batch-judged")
-	b.ReportMetric(o.Percent, "%overhead")
+	o.Report(b, "judged")
 	fmt.Printf("%s: ingest of a 100-call batch, median of %d: %s without guardrails, %s judged (5 guardrails, tags, budget); "+
 		"median paired difference %s: %+.1f%%\n", name, len(with), o.Plain, o.Other, o.Diff, o.Percent)
 }

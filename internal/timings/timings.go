@@ -40,3 +40,17 @@ func Paired(plain, other []time.Duration) Overhead {
 	o.Percent = 100 * float64(o.Diff) / float64(o.Plain)
 	return o
 }
+
+// Metrics takes benchmark metrics, as *testing.B does.
+type Metrics interface {
+	ReportMetric(n float64, unit string)
+}
+
+// Report gives m the overhead's three metrics: each side's median in µs
+// per batch ("µs/batch-plain", "µs/batch-" + other) and the overhead in
+// percent ("%overhead").
+func (o Overhead) Report(m Metrics, other string) {
+	m.ReportMetric(float64(o.Plain.Microseconds()), "µs/batch-plain")
+	m.ReportMetric(float64(o.Other.Microseconds()), "µs/batch-"+other)
+	m.ReportMetric(o.Percent, "%overhead")
+}

@@ -33,3 +33,25 @@ func TestPairedCancelsDrift(t *testing.T) {
 		t.Errorf("Paired = %+v, want plain 200, other 210, diff 10, 5 %%", o)
 	}
 }
+
+// metrics records what Report gives it.
+type metrics map[string]float64
+
+func (m metrics) ReportMetric(n float64, unit string) { m[unit] = n }
+
+// TestReportGivesEachSideAndTheOverhead: the medians in whole µs under
+// their units, the overhead in percent.
+func TestReportGivesEachSideAndTheOverhead(t *testing.T) {
+	o := Overhead{Plain: 2500 * time.Microsecond, Other: 2600 * time.Microsecond, Diff: 100 * time.Microsecond, Percent: 4}
+	got := metrics{}
+	o.Report(got, "judged")
+	want := metrics{"µs/batch-plain": 2500, "µs/batch-judged": 2600, "%overhead": 4}
+	if len(got) != len(want) {
+		t.Fatalf("Report gave %v, want %v", got, want)
+	}
+	for unit, n := range want {
+		if got[unit] != n {
+			t.Errorf("Report gave %s = %v, want %v", unit, got[unit], n)
+		}
+	}
+}
