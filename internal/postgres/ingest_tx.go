@@ -19,8 +19,11 @@ import (
 // "Alerts"); what this buys is the queue's row riding with COMMIT.
 
 const (
-	beginSQL     = `BEGIN`
-	savepointSQL = `SAVEPOINT llmcost_deferred`
+	beginSQL = `BEGIN`
+	// savepointSQL is sent after the insert statement, rollbackDeferredSQL
+	// undoes the deferred statements back to it.
+	savepointSQL        = `SAVEPOINT llmcost_deferred`
+	rollbackDeferredSQL = `ROLLBACK TO SAVEPOINT llmcost_deferred`
 )
 
 // ingestTx acquires a connection and runs fn, which must open the
@@ -74,7 +77,7 @@ func (w *WriteTx) commit(ctx context.Context, conn *pgxpool.Conn) error {
 		w.Undone(errors.Join(errAlertsUndone, err))
 	}
 	b = &pgx.Batch{}
-	b.Queue(`ROLLBACK TO SAVEPOINT llmcost_deferred`)
+	b.Queue(rollbackDeferredSQL)
 	b.Queue(`COMMIT`)
 	return conn.SendBatch(ctx, b).Close()
 }
