@@ -101,6 +101,7 @@ var builtinRows = []row{
 	{"gpt-3.5-turbo", "openai", "chat", "0.5", "1.5", "", "", "", 16385, 4096, "", "", nil},
 	{"gpt-3.5-turbo-1106", "openai", "chat", "1", "2", "", "", "", 16385, 4096, "2026-09-28", "", nil},
 	{"gpt-3.5-turbo-0613", "openai", "chat", "1.5", "2", "", "", "", 4097, 4096, "2024-09-13", "gpt-3.5-turbo", nil},
+	{"gpt-3.5-turbo-0301", "openai", "chat", "1.5", "2", "", "", "", 4097, 4096, "2024-09-13", "gpt-3.5-turbo", nil},
 
 	// Google Gemini: implicit caching, long context above 200k for the Pro models.
 	{"gemini-3.6-flash", "google", "chat", "1.5", "7.5", "0.15", "", "", 1048576, 65536, "", "", nil},

@@ -76,9 +76,10 @@ func TestAnthropicPublishedPrices(t *testing.T) {
 
 // https://platform.openai.com/docs/pricing: o3 cut from $10/$40 to $2/$8
 // on 2025-06-10; the pro models publish no cached-input rate ("-"), so
-// cached tokens cost the input rate; gpt-3.5-turbo-0613 kept its own
-// $1.50/$2 (https://platform.openai.com/docs/deprecations) rather than the
-// undated name's price.
+// cached tokens cost the input rate; gpt-3.5-turbo-0613 and -0301 kept
+// their own $1.50/$2 (https://platform.openai.com/docs/deprecations; the
+// legacy models table of https://platform.openai.com/docs/pricing) rather
+// than the undated name's price.
 func TestOpenAIPublishedPrices(t *testing.T) {
 	checkPinned(t, []pinned{
 		{"o3", time.Date(2025, 6, 9, 12, 0, 0, 0, time.UTC), "10", "40", "2.5", BasePeriod, ""},
@@ -87,6 +88,7 @@ func TestOpenAIPublishedPrices(t *testing.T) {
 		{"gpt-5-pro", today, "15", "120", "", "", ""},
 		{"gpt-5", today, "1.25", "10", "0.125", "", ""},
 		{"gpt-3.5-turbo-0613", today, "1.5", "2", "", "", ""},
+		{"gpt-3.5-turbo-0301", today, "1.5", "2", "", "", ""},
 	})
 	// https://developers.openai.com/api/docs/models/gpt-5.4-pro: "prompts
 	// with >272K input tokens are priced at 2x input and 1.5x output".
