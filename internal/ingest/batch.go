@@ -54,8 +54,8 @@ func DecodeBatch(body []byte, projectID string, lim Limits, v *Validator) (*Batc
 		return nil, apierr.Field("body", "must be a JSON object {\"events\": [...]}, got "+jsonValueKind(first)).
 			WithHint("wrap the events: {\"events\": [{...}, {...}]}")
 	}
-	var raw rawBatch
-	if err := decodeStrict(body, &raw); err != nil {
+	raw, err := decodeEnvelope(body)
+	if err != nil {
 		return nil, err
 	}
 	b := &Batch{ProjectID: projectID, Received: len(raw.Events)}
@@ -153,8 +153,9 @@ func jsonKind(goKind string) string {
 
 func decodeOutcome(msg json.RawMessage) (semconv.Outcome, *Rejection) {
 	var o semconv.Outcome
-	fields, rej := objectFields(msg)
-	if rej != nil {
+	fields := getMembers()
+	defer putMembers(fields)
+	if rej := objectFields(msg, fields); rej != nil {
 		return o, rej
 	}
 	f := fieldReader{fields: fields}

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/llmcost/llmcost/internal/pricing"
@@ -23,21 +24,37 @@ const (
 	maxTokens = 1 << 53
 )
 
-// objectFields splits a JSON object into its members, matching keys exactly
-// (encoding/json alone would fill event_id from EVENT_ID). msg is valid
-// JSON: an element of a batch that encoding/json decoded.
-func objectFields(msg json.RawMessage) (map[string]json.RawMessage, *Rejection) {
+// objectFields splits a JSON object into its members, into fields (an
+// empty map), matching keys exactly (encoding/json alone would fill
+// event_id from EVENT_ID). msg is valid JSON: an element of a batch that
+// was validated whole.
+func objectFields(msg json.RawMessage, fields map[string]json.RawMessage) *Rejection {
 	if len(msg) == 0 || msg[0] != '{' {
-		return nil, &Rejection{Field: "", Reason: "must be a JSON object"}
+		return &Rejection{Field: "", Reason: "must be a JSON object"}
 	}
-	if fields, ok := scanValid(msg); ok {
-		return fields, nil
+	if scanInto(msg, fields) {
+		return nil
 	}
-	var fields map[string]json.RawMessage
+	clear(fields)
 	if err := json.Unmarshal(msg, &fields); err != nil {
-		return nil, &Rejection{Field: "", Reason: "malformed object: " + err.Error()}
+		return &Rejection{Field: "", Reason: "malformed object: " + err.Error()}
 	}
-	return fields, nil
+	return nil
+}
+
+// memberMaps recycles the member maps of events and their metadata; a map
+// that grew past maxPooledMembers is left to the collector.
+var memberMaps = sync.Pool{New: func() any { return make(map[string]json.RawMessage, 24) }}
+
+const maxPooledMembers = 64
+
+func getMembers() map[string]json.RawMessage { return memberMaps.Get().(map[string]json.RawMessage) }
+
+func putMembers(m map[string]json.RawMessage) {
+	if len(m) <= maxPooledMembers {
+		clear(m) // the values share the request body's bytes
+		memberMaps.Put(m)
+	}
 }
 
 // fieldReader reads typed members and keeps the first rejection.
@@ -213,14 +230,36 @@ func parseTime(s string) (time.Time, error) {
 	return time.Time{}, err
 }
 
-// compactObject validates metadata as a JSON object and returns it compact.
+// compactObject returns metadata, a JSON object known to be valid (a member
+// of a decoded batch), compact: as it is when it holds no whitespace
+// outside its strings (json.Compact would return the same bytes, in a new
+// buffer), else through json.Compact, which also validates it.
 func compactObject(v json.RawMessage) ([]byte, bool) {
 	if len(v) == 0 || v[0] != '{' {
 		return nil, false
+	}
+	if isCompact(v) {
+		return v, true
 	}
 	var buf bytes.Buffer
 	if err := json.Compact(&buf, v); err != nil {
 		return nil, false
 	}
 	return buf.Bytes(), true
+}
+
+// isCompact reports whether v has no JSON whitespace outside its strings.
+func isCompact(v []byte) bool {
+	for i := 0; i < len(v); i++ {
+		switch v[i] {
+		case ' ', '\t', '\n', '\r':
+			return false
+		case '"':
+			if i = stringEnd(v, i); i < 0 {
+				return false
+			}
+			i--
+		}
+	}
+	return true
 }

@@ -62,3 +62,56 @@ func TestPlainStringAsEncodingJSON(t *testing.T) {
 		}
 	}
 }
+
+// FuzzSplitBatch holds decodeEnvelope's fast path to decodeStrict:
+// whenever splitBatch accepts a valid body, decoding it with encoding/json
+// succeeds with the same members, element by element and byte for byte.
+func FuzzSplitBatch(f *testing.F) {
+	for _, s := range []string{
+		`{"events":[]}`, `{"events":null}`, `{}`, ` {"events" : [ {"a":1} , 2, "x", [3] ] , "outcomes":[{"t":"}"}]} `,
+		`{"project_id":"p","events":[{}]}`, `{"project_id":null}`, `{"project_id":1}`, `{"Events":[]}`,
+		`{"events":[],"events":[1]}`, `{"events":{}}`, `{"events":[1,]}`, `{"project_id":"\u0070"}`, `[]`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		if !json.Valid(in) {
+			return
+		}
+		got, ok := splitBatch(in)
+		if !ok {
+			return
+		}
+		var want rawBatch
+		if err := decodeStrict(in, &want); err != nil {
+			t.Fatalf("splitBatch accepted %q, which encoding/json refuses: %v", in, err)
+		}
+		if (got.ProjectID == nil) != (want.ProjectID == nil) || got.ProjectID != nil && *got.ProjectID != *want.ProjectID {
+			t.Fatalf("%q: project_id %v, encoding/json %v", in, got.ProjectID, want.ProjectID)
+		}
+		for _, pair := range [][2][]json.RawMessage{{got.Events, want.Events}, {got.Outcomes, want.Outcomes}} {
+			g, w := pair[0], pair[1]
+			if (g == nil) != (w == nil) || len(g) != len(w) {
+				t.Fatalf("%q: %d elements (nil %v), encoding/json %d (nil %v)", in, len(g), g == nil, len(w), w == nil)
+			}
+			for i := range w {
+				if !bytes.Equal(g[i], w[i]) {
+					t.Fatalf("%q: element %d is %q, encoding/json %q", in, i, g[i], w[i])
+				}
+			}
+		}
+	})
+}
+
+// TestCompactObjectAsJSONCompact: metadata comes out as json.Compact gives
+// it, whether it was compact already (returned as it is) or not.
+func TestCompactObjectAsJSONCompact(t *testing.T) {
+	for _, in := range []string{`{}`, `{"a":"x y","b":[1,2]}`, `{ "a" : "x y" }`, `{"a":"\" }","b":{"c":null}}`,
+		"{\"a\":\n[1,\t2]}", `{"a":"é \u00e9"}`, `{"k":"\\"}`} {
+		got, ok := compactObject(json.RawMessage(in))
+		var want bytes.Buffer
+		if err := json.Compact(&want, []byte(in)); err != nil || !ok || !bytes.Equal(got, want.Bytes()) {
+			t.Errorf("%q: %q (%v), json.Compact %q (%v)", in, got, ok, want.Bytes(), err)
+		}
+	}
+}

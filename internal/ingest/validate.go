@@ -31,8 +31,9 @@ var knownEventFields = map[string]bool{
 // syntax is not checked again.
 func (v *Validator) Event(msg json.RawMessage, lim Limits) (event.Event, *Rejection) {
 	var ev event.Event
-	fields, rej := objectFields(msg)
-	if rej != nil {
+	fields := getMembers()
+	defer putMembers(fields)
+	if rej := objectFields(msg, fields); rej != nil {
 		return ev, rej
 	}
 	f := &fieldReader{fields: fields}
@@ -117,8 +118,10 @@ func (v *Validator) readMetadata(f *fieldReader, ev *event.Event, lim Limits) {
 		f.fail("metadata", reason)
 		return
 	}
-	mf := &fieldReader{fields: map[string]json.RawMessage{}}
-	_ = json.Unmarshal(meta, &mf.fields)
+	fields := getMembers()
+	defer putMembers(fields)
+	_ = objectFields(meta, fields) // meta is a valid object: no rejection
+	mf := &fieldReader{fields: fields}
 	ev.UserID = mf.str("user_id", false, maxName)
 	ev.SessionID = mf.str("session_id", false, maxName)
 	ev.Workflow = mf.str("workflow", false, maxName)
