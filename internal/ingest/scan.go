@@ -12,7 +12,10 @@ import (
 // shapes and fall back to it for everything else: scanObject splits a
 // valid object whose keys carry no escapes, plainString takes a string
 // without escapes. FuzzScanObject and TestPlainStringAsEncodingJSON hold
-// them to encoding/json's answers.
+// them to encoding/json's answers. Later, the batch's envelope
+// (decodeEnvelope), metadata already compact and reused member maps took
+// it from 10.8 ms, 53,000 allocations and 4.6 MB to 4.0 ms, 24,000
+// allocations and 0.8 MB per batch.
 
 // scanObject splits msg, a JSON object, into its members as
 // json.Unmarshal into map[string]json.RawMessage does (a repeated key: the
