@@ -69,6 +69,16 @@ const complianceToolCallsSQL = `SELECT coalesce(sum(calls), 0)::bigint FROM (
     AND tool_name IS NOT NULL
 ) u`
 
+// complianceLastSeenSQL is when each agent last used each tool and model:
+// agent_last_seen (kept by the merger) or a later call of the tail.
+const complianceLastSeenSQL = `SELECT agent_name, dim, key, max(last_seen) FROM (
+  SELECT agent_name, dim, key, last_seen FROM agent_last_seen WHERE project_id = $1 AND agent_name = ANY($2)
+  UNION ALL
+  SELECT e.agent_name, v.dim, v.key, e.ts
+  FROM events e CROSS JOIN LATERAL (VALUES ('tool', e.tool_name), ('model', e.model)) AS v(dim, key)
+  WHERE e.project_id = $1 AND e.tx >= $3 AND e.agent_name = ANY($2) AND v.key IS NOT NULL AND v.key <> ''
+) u GROUP BY 1, 2, 3`
+
 // complianceRunsSQL reads the stored totals of the guarded agents' runs
 // that carry a workflow and started in the window: one runs row each.
 const complianceRunsSQL = `SELECT agent_name, trace_id, tool_calls, cost_nano, last_end
@@ -116,8 +126,7 @@ func readCompliance(ctx context.Context, tx pgx.Tx, watermark int64, project str
 	if err := tx.QueryRow(ctx, complianceToolCallsSQL, project, from, to, watermark).Scan(&d.ToolCalls); err != nil {
 		return err
 	}
-	rows, err = tx.Query(ctx, `SELECT agent_name, dim, key, last_seen FROM agent_last_seen
-WHERE project_id = $1 AND agent_name = ANY($2)`, project, agents)
+	rows, err = tx.Query(ctx, complianceLastSeenSQL, project, agents, watermark)
 	if err != nil {
 		return err
 	}

@@ -20,8 +20,7 @@ type WriteResult struct {
 }
 
 // insertSQL writes events and outcomes in ONE statement, adds the stored
-// calls' metered spend to the month counters (spend_month) and their tools
-// and models to agent_last_seen, marks the runs its stored calls and
+// calls' metered spend to the month counters (spend_month), marks the runs its stored calls and
 // recorded outcomes touch as pending (runs_pending, refreshed later by the
 // run merger or the next run report: runs_pending.go), and returns the
 // projects' policy versions: all land or none does, and a duplicate
@@ -44,7 +43,7 @@ var insertSQL = func() string {
   ON CONFLICT (project_id, trace_id) DO UPDATE
     SET success = excluded.success, label = excluded.label, recorded_at = excluded.recorded_at
   RETURNING project_id, trace_id
-)`+spendUpsert+lastSeenUpsert+pendingUpsert+`
+)`+spendUpsert+pendingUpsert+`
 SELECT (SELECT count(*) FROM ev), (SELECT count(*) FROM oc),
     coalesce((SELECT array_agg(sp.project_id::text ORDER BY sp.project_id, sp.month) FROM sp), '{}'),
     coalesce((SELECT array_agg(sp.month ORDER BY sp.project_id, sp.month) FROM sp), '{}'),

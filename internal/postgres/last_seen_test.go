@@ -9,9 +9,10 @@ import (
 )
 
 // TestLastSeenIsTheLatestCall: when each agent last used each tool and
-// model (agent_last_seen, kept by the ingest statement) is the latest
-// call's time, right after ingest and after the rollup merger ran; a later
-// batch of older calls moves nothing.
+// model (agent_last_seen, kept by the rollup merger, plus the tail) is the
+// latest call's time, right after ingest, after the rollup merger ran and
+// after a bulk load and its rebuild; a later batch of older calls moves
+// nothing.
 func TestLastSeenIsTheLatestCall(t *testing.T) {
 	db := openDB(t)
 	ctx := context.Background()
@@ -62,4 +63,18 @@ func TestLastSeenIsTheLatestCall(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("after an older batch")
+	// A bulk load is folded in by the rebuild, past which the tail no
+	// longer holds it.
+	if _, err := db.CopyEvents(ctx, []event.Event{at("7", "b", "m3", "grep", 50)}); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.RebuildRollups(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := db.TailEvents(ctx, p); err != nil || n != 0 {
+		t.Fatalf("%d events left in the tail after the rebuild (%v)", n, err)
+	}
+	want[[3]string{"b", "model", "m3"}] = base.Add(50 * time.Minute)
+	want[[3]string{"b", "tool", "grep"}] = base.Add(50 * time.Minute)
+	check("after a bulk load and a rebuild")
 }

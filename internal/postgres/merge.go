@@ -35,11 +35,11 @@ const snapshotXmin = `SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigi
 // these), so the expansion into one row per dimension works on fewer rows.
 var mergeSQL = `WITH src AS (
   SELECT project_id, date_trunc('hour', ts, 'UTC') AS ts, agent_name, model, billing, user_id, session_id,
-    workflow, tool_name, ` + strings.Join(sumsOf("c"), ", ") + `
+    workflow, tool_name, max(ts) AS last_ts, ` + strings.Join(sumsOf("c"), ", ") + `
   FROM (SELECT ` + contribution("e") + `
     FROM events e WHERE e.tx >= $1 AND e.tx < $2 AND ($3::uuid IS NULL OR e.project_id <> $3)) c
   GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9
-)` + rollupUpsert() + agentKeysUpsert + `, st AS (UPDATE rollup_state SET watermark = $2 RETURNING 1)
+)` + rollupUpsert() + agentKeysUpsert + lastSeenMerge + `, st AS (UPDATE rollup_state SET watermark = $2 RETURNING 1)
 SELECT (SELECT count(*) FROM src), (SELECT count(*) FROM rh) + (SELECT count(*) FROM rd) + (SELECT count(*) FROM rw),
   (SELECT count(*) FROM st)`
 
@@ -54,6 +54,31 @@ const agentKeysUpsert = `, ak AS (
   WHERE v.key IS NOT NULL
   ON CONFLICT DO NOTHING
 )`
+
+// lastSeenMerge (after a leading comma) keeps when each agent last used
+// each tool and model (agent_last_seen, read by compliance with the tail's
+// calls). The ingest statement kept it until 2026-11-23: every batch then
+// updated the same few dozen rows, a tenth or more of the write's time
+// (DB.Write of 1,000 calls, one batch at a time, three runs: medians of
+// 32.5–45.0 ms with it against 29.0–32.3 ms without), where one merge a
+// second updates each row once.
+const lastSeenMerge = `, ls AS (
+  INSERT INTO agent_last_seen (project_id, agent_name, dim, key, last_seen)
+  SELECT s.project_id, s.agent_name, v.dim, v.key, max(s.last_ts)
+  FROM src s CROSS JOIN LATERAL (VALUES ('tool', s.tool_name), ('model', s.model)) AS v(dim, key)
+  WHERE v.key IS NOT NULL AND v.key <> '' GROUP BY 1, 2, 3, 4
+  ON CONFLICT (project_id, agent_name, dim, key) DO UPDATE SET last_seen = excluded.last_seen
+  WHERE agent_last_seen.last_seen < excluded.last_seen
+)`
+
+// lastSeenRebuild recomputes project $1's agent_last_seen from its events
+// with tx below $2, for RebuildRollups.
+const lastSeenRebuild = `INSERT INTO agent_last_seen (project_id, agent_name, dim, key, last_seen)
+SELECT e.project_id, e.agent_name, v.dim, v.key, max(e.ts)
+FROM events e CROSS JOIN LATERAL (VALUES ('tool', e.tool_name), ('model', e.model)) AS v(dim, key)
+WHERE e.project_id = $1 AND e.tx < $2 AND v.key IS NOT NULL AND v.key <> '' GROUP BY 1, 2, 3, 4
+ON CONFLICT (project_id, agent_name, dim, key) DO UPDATE SET last_seen = excluded.last_seen
+WHERE agent_last_seen.last_seen < excluded.last_seen`
 
 // MergeResult is what one merge did.
 type MergeResult struct {

@@ -7,8 +7,9 @@ import (
 )
 
 // RebuildRollups recomputes a project's rollups (hourly, daily, weekly,
-// the session totals of migration 0014 from the hourly rows, and the agents'
-// hourly users and sessions of migration 0019) from its
+// the session totals of migration 0014 from the hourly rows, the agents'
+// hourly users and sessions of migration 0019, and when each agent last
+// used each tool and model) from its
 // events, with the SQL function the upgrade backfill of migration
 // 0005 runs; call it after loading events behind the merger's back
 // (CopyEvents, a bulk loader), where recomputing is far cheaper than
@@ -31,6 +32,9 @@ func (db *DB) RebuildRollups(ctx context.Context, projectID string) error {
 			return err
 		}
 		if _, err := tx.Exec(ctx, `SELECT llmcost_rebuild_agent_keys($1::uuid, $2)`, projectID, res.Watermark); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, lastSeenRebuild, projectID, res.Watermark); err != nil {
 			return err
 		}
 		_, err = tx.Exec(ctx, `SELECT llmcost_rebuild_session_rollups($1::uuid)`, projectID)

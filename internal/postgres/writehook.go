@@ -28,17 +28,6 @@ const spendUpsert = `, sd AS (
   RETURNING project_id, month, metered_nano
 )`
 
-// lastSeenUpsert keeps when each agent last used each tool and model.
-const lastSeenUpsert = `, ls AS (
-  INSERT INTO agent_last_seen (project_id, agent_name, dim, key, last_seen)
-  SELECT project_id, agent_name, v.dim, v.key, max(ts) FROM ev
-  CROSS JOIN LATERAL (VALUES ('tool', ev.tool_name), ('model', ev.model)) AS v(dim, key)
-  WHERE v.key IS NOT NULL AND v.key <> '' GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4
-  ON CONFLICT (project_id, agent_name, dim, key) DO UPDATE SET last_seen = excluded.last_seen
-  WHERE agent_last_seen.last_seen < excluded.last_seen
-  RETURNING 1
-)`
-
 // policyVersionsOf is the policy_version of each project the batch
 // stored calls of, as "project_id version" strings: the hook's cache check
 // costs no round trip of its own.
