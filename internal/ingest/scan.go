@@ -40,7 +40,7 @@ func scanValid(msg []byte) (map[string]json.RawMessage, bool) {
 
 // scanInto is scanValid into fields, an empty map (an event's or its
 // metadata's, reused from batch to batch: allocating two maps per event
-// was a third of the decoding's CPU). The map may hold part of msg's
+// was about a tenth of the decoding's CPU). The map may hold part of msg's
 // members when it answers false.
 func scanInto(msg []byte, fields map[string]json.RawMessage) bool {
 	i := skipSpace(msg, 0)
@@ -190,7 +190,7 @@ func plainString(v []byte) (string, bool) {
 // decodeEnvelope decodes a batch body as decodeStrict into a rawBatch
 // does, most of the time without it: encoding/json's Decoder copied the
 // body, scanned it whole to find its end, then scanned it again to
-// unmarshal it, copying every event (about a third of DecodeBatch's CPU).
+// unmarshal it, copying every event (about a quarter of DecodeBatch's CPU).
 // A valid body (one scan) of the common shape is split by splitBatch
 // instead, its events sharing the body's bytes; any other body, valid or
 // not, goes to decodeStrict for its answer and its errors.

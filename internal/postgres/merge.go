@@ -61,12 +61,13 @@ const agentKeysUpsert = `, ak AS (
 // updated the same few dozen rows, a tenth or more of the write's time
 // (DB.Write of 1,000 calls, one batch at a time, three runs: medians of
 // 32.5–45.0 ms with it against 29.0–32.3 ms without), where one merge a
-// second updates each row once.
+// second updates each row once. In key order, as the ingest statement of
+// an instance not yet upgraded still upserts them.
 const lastSeenMerge = `, ls AS (
   INSERT INTO agent_last_seen (project_id, agent_name, dim, key, last_seen)
   SELECT s.project_id, s.agent_name, v.dim, v.key, max(s.last_ts)
   FROM src s CROSS JOIN LATERAL (VALUES ('tool', s.tool_name), ('model', s.model)) AS v(dim, key)
-  WHERE v.key IS NOT NULL AND v.key <> '' GROUP BY 1, 2, 3, 4
+  WHERE v.key IS NOT NULL AND v.key <> '' GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4
   ON CONFLICT (project_id, agent_name, dim, key) DO UPDATE SET last_seen = excluded.last_seen
   WHERE agent_last_seen.last_seen < excluded.last_seen
 )`

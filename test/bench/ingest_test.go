@@ -125,8 +125,8 @@ func settle(b *testing.B, ds *dataset) {
 }
 
 // waitMerged polls until the server's merger (every second) has moved the
-// watermark past every transaction that had ended when it was called, the
-// last batch's included, then checks that none of the project's events is
+// watermark past every transaction begun before it was called (the
+// batches', all acknowledged by then), then checks that none of the project's events is
 // left in the tail. Reading the watermark costs nothing; counting the tail
 // instead cost about 70 ms a poll while it was large (pg_stat_statements),
 // on the cores the merger was being timed on.
