@@ -61,25 +61,27 @@ const agentKeysUpsert = `, ak AS (
 // updated the same few dozen rows, a tenth or more of the write's time
 // (DB.Write of 1,000 calls, one batch at a time, three runs: medians of
 // 32.5–45.0 ms with it against 29.0–32.3 ms without), where one merge a
-// second updates each row once. In key order, as the ingest statement of
-// an instance not yet upgraded still upserts them.
-const lastSeenMerge = `, ls AS (
-  INSERT INTO agent_last_seen (project_id, agent_name, dim, key, last_seen)
-  SELECT s.project_id, s.agent_name, v.dim, v.key, max(s.last_ts)
-  FROM src s CROSS JOIN LATERAL (VALUES ('tool', s.tool_name), ('model', s.model)) AS v(dim, key)
-  WHERE v.key IS NOT NULL AND v.key <> '' GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4
-  ON CONFLICT (project_id, agent_name, dim, key) DO UPDATE SET last_seen = excluded.last_seen
-  WHERE agent_last_seen.last_seen < excluded.last_seen
+// second updates each row once.
+var lastSeenMerge = `, ls AS (
+  ` + lastSeenUpsert("src", "last_ts", "") + `
 )`
 
 // lastSeenRebuild recomputes project $1's agent_last_seen from its events
 // with tx below $2, for RebuildRollups.
-const lastSeenRebuild = `INSERT INTO agent_last_seen (project_id, agent_name, dim, key, last_seen)
-SELECT e.project_id, e.agent_name, v.dim, v.key, max(e.ts)
-FROM events e CROSS JOIN LATERAL (VALUES ('tool', e.tool_name), ('model', e.model)) AS v(dim, key)
-WHERE e.project_id = $1 AND e.tx < $2 AND v.key IS NOT NULL AND v.key <> '' GROUP BY 1, 2, 3, 4
-ON CONFLICT (project_id, agent_name, dim, key) DO UPDATE SET last_seen = excluded.last_seen
-WHERE agent_last_seen.last_seen < excluded.last_seen`
+var lastSeenRebuild = lastSeenUpsert("events", "ts", "r.project_id = $1 AND r.tx < $2 AND")
+
+// lastSeenUpsert moves agent_last_seen forward to the latest time (column
+// ts) at which each agent of the rows r of from (where cond, if any) used
+// each tool and model. In key order, as the ingest statement of an
+// instance not yet upgraded still upserts the same rows.
+func lastSeenUpsert(from, ts, cond string) string {
+	return `INSERT INTO agent_last_seen (project_id, agent_name, dim, key, last_seen)
+  SELECT r.project_id, r.agent_name, v.dim, v.key, max(r.` + ts + `)
+  FROM ` + from + ` r CROSS JOIN LATERAL (VALUES ('tool', r.tool_name), ('model', r.model)) AS v(dim, key)
+  WHERE ` + cond + ` v.key IS NOT NULL AND v.key <> '' GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4
+  ON CONFLICT (project_id, agent_name, dim, key) DO UPDATE SET last_seen = excluded.last_seen
+  WHERE agent_last_seen.last_seen < excluded.last_seen`
+}
 
 // MergeResult is what one merge did.
 type MergeResult struct {
