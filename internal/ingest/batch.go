@@ -151,6 +151,9 @@ func jsonKind(goKind string) string {
 	return goKind
 }
 
+// knownOutcomeFields are the members of an outcome.
+var knownOutcomeFields = map[string]bool{"trace_id": true, "success": true, "label": true}
+
 func decodeOutcome(msg json.RawMessage) (semconv.Outcome, *Rejection) {
 	var o semconv.Outcome
 	fields := getMembers()
@@ -163,7 +166,7 @@ func decodeOutcome(msg json.RawMessage) (semconv.Outcome, *Rejection) {
 	o.Success = f.boolean("success", true, false)
 	o.Label = f.str("label", false, maxName)
 	if f.rej == nil {
-		f.unknown(map[string]bool{"trace_id": true, "success": true, "label": true})
+		f.unknown(knownOutcomeFields)
 	}
 	return o, f.rej
 }

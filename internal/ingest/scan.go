@@ -156,13 +156,16 @@ func keyString(v []byte) (string, bool) {
 	return plainString(v)
 }
 
-// knownKeys are the member names of events and their metadata.
+// knownKeys are the member names of events, outcomes, the metadata keys
+// ingest reads and the batch's envelope.
 var knownKeys = func() map[string]string {
 	out := map[string]string{}
-	for k := range knownEventFields {
-		out[k] = k
+	for _, known := range []map[string]bool{knownEventFields, knownOutcomeFields} {
+		for k := range known {
+			out[k] = k
+		}
 	}
-	for _, k := range []string{"user_id", "session_id", "billing", "events", "outcomes", "project_id", "success", "label"} {
+	for _, k := range []string{"user_id", "session_id", "billing", "events", "outcomes", "project_id"} {
 		out[k] = k
 	}
 	return out
