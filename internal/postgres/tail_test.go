@@ -133,9 +133,16 @@ func TestReportsExactWhateverTheMerger(t *testing.T) {
 		t.Fatal(err)
 	}
 	write(300)
+	horizon, err := db.MergeHorizon(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
 	merge(t, db)
 	if n, err := db.TailEvents(ctx, p); err != nil || n == 0 {
 		t.Fatalf("tail behind a long transaction: %d events (%v)", n, err)
+	}
+	if merged, err := db.MergedTo(ctx, horizon); err != nil || merged {
+		t.Fatalf("merged to the horizon behind a long transaction: %v (%v)", merged, err)
 	}
 	checkReports(t, db, p, kept, now, "merged behind a long transaction")
 	if err := long.Rollback(ctx); err != nil {
@@ -144,6 +151,9 @@ func TestReportsExactWhateverTheMerger(t *testing.T) {
 	merge(t, db)
 	if n, err := db.TailEvents(ctx, p); err != nil || n != 0 {
 		t.Fatalf("tail after the long transaction: %d events (%v)", n, err)
+	}
+	if merged, err := db.MergedTo(ctx, horizon); err != nil || !merged {
+		t.Fatalf("not merged to the horizon after the long transaction: %v (%v)", merged, err)
 	}
 	checkReports(t, db, p, kept, now, "merged after the long transaction")
 	compareRollups(t, "after the last merge", readRollups(t, db, p), expectRollups(kept))

@@ -125,21 +125,23 @@ func settle(b *testing.B, ds *dataset) {
 }
 
 // waitMerged polls until the server's merger (every second) has moved the
-// watermark past every transaction begun before it was called (the
-// batches', all acknowledged by then), then checks that none of the project's events is
-// left in the tail. Reading the watermark costs nothing; counting the tail
-// instead cost about 70 ms a poll while it was large (pg_stat_statements),
-// on the cores the merger was being timed on.
+// watermark to the merge horizon taken when it was called (every batch,
+// acknowledged by then, below it), then checks that none of the project's
+// events is left in the tail. Counting the tail instead cost about 70 ms a
+// poll while it was large (pg_stat_statements), on the cores the merger was
+// being timed on.
 func waitMerged(b *testing.B, db *postgres.DB, projectID string) {
 	ctx := context.Background()
-	var xmax int64
-	if err := db.Pool.QueryRow(ctx, `SELECT pg_snapshot_xmax(pg_current_snapshot())::text::bigint`).Scan(&xmax); err != nil {
+	horizon, err := db.MergeHorizon(ctx)
+	if err != nil {
 		b.Fatal(err)
 	}
-	waitNone(b, "transactions unmerged", func(ctx context.Context) (int64, error) {
-		var watermark int64
-		err := db.Pool.QueryRow(ctx, `SELECT watermark FROM rollup_state`).Scan(&watermark)
-		return max(xmax-watermark, 0), err
+	waitNone(b, "merges to the horizon", func(ctx context.Context) (int64, error) {
+		merged, err := db.MergedTo(ctx, horizon)
+		if merged {
+			return 0, err
+		}
+		return 1, err
 	})
 	if n, err := db.TailEvents(ctx, projectID); err != nil || n != 0 {
 		b.Fatalf("%d events left in the tail past the watermark (%v)", n, err)
