@@ -2,25 +2,9 @@ package pricing
 
 import (
 	"fmt"
-	"sort"
-	"strings"
 	"testing"
 	"time"
 )
-
-// agreementShapes are the four usage shapes of the agreement check.
-var agreementShapes = []struct {
-	name string
-	u    Usage
-}{
-	{"plain", Usage{Input: 12_345, Output: 678}},
-	{"cache read", Usage{Input: 50_000, Cached: 40_000, Output: 1_000}},
-	{"cache write", Usage{Input: 30_000, CacheWrite: 20_000, Output: 500}},
-	{"over 200k", Usage{Input: 250_000, Cached: 100_000, Output: 2_000}},
-}
-
-var agreementProviders = map[string]bool{"anthropic": true, "openai": true, "google": true,
-	"mistral": true, "deepseek": true, "xai": true}
 
 // explainedDifferences are the calls on which the built-in catalogue and an
 // independent catalogue disagree, each an error of that catalogue explained
@@ -44,7 +28,7 @@ func init() {
 	explain("litellm", "grok-4.5", "cache read", "9: the July snapshot has Grok 4.5's cached input at $0.50, xAI lists $0.30")
 	for _, at := range agreementTimes {
 		for _, shape := range []string{"cache read", "over 200k"} {
-			explain("genai", "grok-4.5", shape+"@"+at.name, "9: genai-prices has Grok 4.5's cached input at $0.50, xAI lists $0.30")
+			explain("genai", "grok-4.5", shape+"@"+at.Name, "9: genai-prices has Grok 4.5's cached input at $0.50, xAI lists $0.30")
 		}
 	}
 }
@@ -53,20 +37,10 @@ func init() {
 // fixture: weekdays in and out of DeepSeek's peak hours. Weekends are left
 // out because the genai-prices format cannot say "weekdays only" (its
 // windows apply every day); TestDeepSeekWeekend pins the published rule.
-var agreementTimes = []struct {
-	name string
-	ts   time.Time
-}{
+var agreementTimes = []CallTime{
 	{"mon-02", time.Date(2026, 11, 23, 2, 0, 0, 0, time.UTC)},
 	{"mon-14", time.Date(2026, 11, 23, 14, 0, 0, 0, time.UTC)},
 	{"tue-20", time.Date(2026, 11, 24, 20, 0, 0, 0, time.UTC)},
-}
-
-type agreementCase struct {
-	key       string
-	ours, ref Entry
-	u         Usage
-	at        time.Time
 }
 
 // TestEstimatorAgreesWithIndependentCatalogues prices several hundred calls
@@ -79,56 +53,29 @@ type agreementCase struct {
 // source); the figure is logged and recorded in docs/pricing.md.
 func TestEstimatorAgreesWithIndependentCatalogues(t *testing.T) {
 	litellm, _ := parseFixture(t)
-	var cases []agreementCase
-	add := func(ref string, e Entry, at time.Time, suffix string) {
-		if !agreementProviders[e.Provider] {
-			return
-		}
-		ours, ok := Builtin().Lookup(e.Model)
-		if !ok {
-			return
-		}
-		for _, s := range agreementShapes {
-			cases = append(cases, agreementCase{key: ref + "/" + ours.Model + "/" + s.name + suffix, ours: ours, ref: e, u: s.u, at: at})
-		}
-	}
+	var fixture []Entry
 	for _, e := range litellm {
-		add("litellm", e, fixtureDate, "")
+		fixture = append(fixture, e)
 	}
-	for _, e := range loadGenAIFixture(t) {
-		for _, at := range agreementTimes {
-			add("genai", e, at.ts, "@"+at.name)
-			for _, a := range e.Aliases { // the names clients send resolve alike
-				alias := e
-				alias.Model = a.Name
-				add("genai", alias, at.ts, "@"+at.name)
+	runs := map[string]Agreement{
+		"litellm": Builtin().Compare(fixture, []CallTime{{"", fixtureDate}}),
+		"genai":   Builtin().Compare(loadGenAIFixture(t), agreementTimes),
+	}
+	calls, agree := 0, 0
+	seen := map[string]bool{}
+	var unexplained []string
+	for _, ref := range []string{"litellm", "genai"} {
+		a := runs[ref]
+		calls, agree = calls+a.Calls, agree+a.Agreeing
+		for _, d := range a.Differences {
+			key := ref + "/" + d.Entry + "/" + d.Shape + suffix(d.Time)
+			seen[key] = true
+			if explainedDifferences[key] == "" {
+				unexplained = append(unexplained, fmt.Sprintf("%s (sent as %s): built-in %d nano, reference %d nano",
+					key, d.Name, d.Ours, d.Theirs))
 			}
 		}
 	}
-	agree := 0
-	seen := map[string]bool{}
-	perRef := map[string][2]int{} // reference → agreeing, total
-	var unexplained []string
-	for _, c := range cases {
-		ours, _ := c.ours.At(c.at)
-		ref, _ := c.ref.At(c.at)
-		a, b := ours.Price(c.u).Total, ref.Price(c.u).Total
-		name, _, _ := strings.Cut(c.key, "/")
-		n := perRef[name]
-		n[1]++
-		if a == b {
-			n[0]++
-			perRef[name] = n
-			agree++
-			continue
-		}
-		perRef[name] = n
-		seen[c.key] = true
-		if explainedDifferences[c.key] == "" {
-			unexplained = append(unexplained, fmt.Sprintf("%s: built-in %d nano, reference %d nano", c.key, a, b))
-		}
-	}
-	sort.Strings(unexplained)
 	for _, u := range unexplained {
 		t.Error("unexplained difference " + u)
 	}
@@ -137,16 +84,16 @@ func TestEstimatorAgreesWithIndependentCatalogues(t *testing.T) {
 			t.Errorf("explained difference %s no longer occurs: drop it", k)
 		}
 	}
-	pct := float64(agree) * 100 / float64(len(cases))
-	t.Logf("agreement: %d of %d calls (%.2f%%), %d explained differences", agree, len(cases), pct, len(seen))
-	for _, name := range []string{"litellm", "genai"} {
-		n := perRef[name]
-		t.Logf("  %s: %d of %d (%.2f%%)", name, n[0], n[1], float64(n[0])*100/float64(max(n[1], 1)))
+	pct := float64(agree) * 100 / float64(calls)
+	t.Logf("agreement: %d of %d calls (%.2f%%), %d explained differences", agree, calls, pct, len(seen))
+	for _, ref := range []string{"litellm", "genai"} {
+		a := runs[ref]
+		t.Logf("  %s: %d of %d (%.2f%%)", ref, a.Agreeing, a.Calls, a.Percent())
 	}
 	// The measured figure (docs/pricing.md). It is below the 99%
 	// because the references carry errors (every difference above is one,
 	// explained); the floor catches a change that adds agreeing calls no more.
-	if len(cases) < 300 || pct < 97.8 {
-		t.Errorf("agreement %d/%d = %.2f%%, want ≥ 97.8%% over ≥ 300 calls", agree, len(cases), pct)
+	if calls < 300 || pct < 97.8 {
+		t.Errorf("agreement %d/%d = %.2f%%, want ≥ 97.8%% over ≥ 300 calls", agree, calls, pct)
 	}
 }
