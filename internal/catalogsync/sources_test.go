@@ -61,11 +61,11 @@ func TestTwoSourcesDisagreeingKeepTheCurrentPrice(t *testing.T) {
 	if !found || c.Source() != "litellm+genai-prices" || len(st.SourceURLs) != 2 || st.LastError != "" {
 		t.Fatalf("status %+v source %s", st, c.Source())
 	}
-	// The July snapshot's Sonnet 5 introductory price disagrees with
-	// genai-prices' standard price in force now: the built-in entry, with
-	// its dated periods, stays.
-	if e, _ := c.Lookup("claude-sonnet-5"); len(e.Periods) == 0 {
-		t.Errorf("claude-sonnet-5 must keep the built-in periods: %+v", e)
+	// The July snapshot's GPT-5.6 Luna price (before the cut of 2026-07-30)
+	// disagrees with genai-prices' price in force now: the built-in entry,
+	// with its dated periods, stays.
+	if e, _ := c.Lookup("gpt-5.6-luna"); len(e.Periods) == 0 || e.Source != "builtin" {
+		t.Errorf("gpt-5.6-luna must keep the built-in periods: %+v", e)
 	}
 	// A model LiteLLM lacks comes from genai-prices with its peak hours.
 	if e, ok := c.Lookup("deepseek-flash"); !ok || len(e.Periods) == 0 {
@@ -93,17 +93,17 @@ func TestOneSourceDownStillSyncsTheOther(t *testing.T) {
 }
 
 // The import path accepts a genai-prices file as well: detected, parsed and
-// held to the same rules (the 30-model fixture is refused by the mass-drop
+// held to the same rules (the 31-model fixture is refused by the mass-drop
 // rule against the built-in table), and an import keeps built-in aliases.
 func TestImportDetectsGenAIFormat(t *testing.T) {
 	s, cat := newSyncer("", nil)
 	_, err := s.Import(context.Background(), genaiFixture(t))
-	if err == nil || !strings.Contains(err.Error(), "prices only 30 of") {
-		t.Fatalf("a 30-model genai-prices file against the built-in table: %v", err)
+	if err == nil || !strings.Contains(err.Error(), "prices only 31 of") {
+		t.Fatalf("a 31-model genai-prices file against the built-in table: %v", err)
 	}
 	m := fixtureMap(t)
 	for k := range m {
-		if strings.HasPrefix(k, "gpt-5") || strings.HasPrefix(k, "o3") {
+		if strings.HasPrefix(k, "gpt-5.") || strings.HasPrefix(k, "o3") {
 			delete(m, k)
 		}
 	}
@@ -114,7 +114,7 @@ func TestImportDetectsGenAIFormat(t *testing.T) {
 		t.Error("built-in aliases must survive an import")
 	}
 	entries, _, format, err := pricing.ParseAny(genaiFixture(t))
-	if err != nil || format != pricing.FormatGenAI || len(entries) != 30 {
+	if err != nil || format != pricing.FormatGenAI || len(entries) != 31 {
 		t.Errorf("ParseAny: %s %d %v", format, len(entries), err)
 	}
 }

@@ -109,7 +109,7 @@ func TestSyncPutsTheFileInForceAndReportsChanges(t *testing.T) {
 	}
 	// The fixture's own models are new, and the erratum model changed.
 	changed := strings.Join(st.ChangedModels, ",")
-	if !strings.Contains(changed, "claude-sonnet-5") || !strings.Contains(changed, "gpt-4o-mini-2024-07-18") ||
+	if !strings.Contains(changed, "gpt-5.6-luna") || !strings.Contains(changed, "gpt-4o-mini-2024-07-18") ||
 		strings.Contains(changed, "claude-sonnet-4-5,") {
 		t.Errorf("changed models: %v", st.ChangedModels)
 	}
@@ -117,8 +117,8 @@ func TestSyncPutsTheFileInForceAndReportsChanges(t *testing.T) {
 	if _, ok := c.Lookup("mistral-large-2512"); !ok {
 		t.Error("a built-in model disappeared")
 	}
-	if !s.UpdatedAt("claude-sonnet-5").Equal(st.SyncedAt) || !s.UpdatedAt("claude-sonnet-4-5").Equal(catalogsync.BuiltinCheckedAt()) {
-		t.Errorf("updated_at: sonnet-5 %v sonnet-4-5 %v", s.UpdatedAt("claude-sonnet-5"), s.UpdatedAt("claude-sonnet-4-5"))
+	if !s.UpdatedAt("gpt-5.6-luna").Equal(st.SyncedAt) || !s.UpdatedAt("claude-sonnet-4-5").Equal(catalogsync.BuiltinCheckedAt()) {
+		t.Errorf("updated_at: gpt-5.6-luna %v sonnet-4-5 %v", s.UpdatedAt("gpt-5.6-luna"), s.UpdatedAt("claude-sonnet-4-5"))
 	}
 	// The same file again changes nothing.
 	if err := s.SyncOnce(context.Background()); err != nil || cat.Load() != c || len(s.Status().ChangedModels) != 0 {

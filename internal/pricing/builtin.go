@@ -35,6 +35,11 @@ type tierRow struct {
 var builtinRows = []row{
 	// Anthropic: 5-minute and 1-hour cache writes; Sonnet 4 and 4.5 charge
 	// long-context rates above 200k prompt tokens, 4.6 and later do not.
+	{"claude-fable-5-1", "anthropic", "chat", "10", "50", "0.25", "12.5", "20", 1000000, 128000, "", "", nil},
+	{"claude-mythos-5-1", "anthropic", "chat", "10", "50", "0.25", "12.5", "20", 1000000, 128000, "", "", nil},
+	{"claude-opus-5-5", "anthropic", "chat", "4", "20", "0.2", "5", "8", 1000000, 128000, "", "", nil},
+	{"claude-sonnet-5-5", "anthropic", "chat", "2", "10", "0.2", "2.5", "4", 1000000, 128000, "", "", nil},
+	{"claude-haiku-5-5", "anthropic", "chat", "0.1", "0.5", "0.01", "0.125", "0.2", 1000000, 64000, "", "", &tierRow{100000, "0.5", "2.5", "0.05", "0.625", "1"}},
 	{"claude-fable-5", "anthropic", "chat", "10", "50", "1", "12.5", "20", 1000000, 128000, "", "", nil},
 	{"claude-mythos-5", "anthropic", "chat", "10", "50", "1", "12.5", "20", 1000000, 128000, "", "", nil},
 	{"claude-opus-5", "anthropic", "chat", "5", "25", "0.5", "6.25", "10", 1000000, 128000, "", "", nil},
@@ -56,6 +61,12 @@ var builtinRows = []row{
 
 	// OpenAI: cached input only (5.6 also publishes a write rate); 5.4 and
 	// later bill long context above 272k prompt tokens.
+	{"gpt-6.2-sol", "openai", "chat", "2", "10", "0.1", "2.5", "", 1050000, 128000, "", "", &tierRow{272000, "4", "15", "0.2", "5", ""}},
+	{"gpt-6.1-sol", "openai", "chat", "2", "10", "0.1", "2.5", "", 1050000, 128000, "", "", &tierRow{272000, "4", "15", "0.2", "5", ""}},
+	{"gpt-6.1-terra", "openai", "chat", "1", "5", "0.05", "1.25", "", 1050000, 128000, "", "", &tierRow{272000, "2", "7.5", "0.1", "2.5", ""}},
+	{"gpt-6-astra", "openai", "chat", "10", "50", "1", "12.5", "", 1050000, 128000, "", "", &tierRow{272000, "20", "75", "2", "25", ""}},
+	{"gpt-6-sol", "openai", "chat", "2", "10", "0.2", "2.5", "", 400000, 128000, "", "", nil},
+	{"gpt-6-luna", "openai", "chat", "0.1", "0.5", "0.01", "0.125", "", 400000, 128000, "", "", nil},
 	{"gpt-5.6", "openai", "chat", "5", "30", "0.5", "6.25", "", 1050000, 128000, "", "", &tierRow{272000, "10", "45", "1", "12.5", ""}},
 	{"gpt-5.6-luna", "openai", "chat", "1", "6", "0.1", "1.25", "", 400000, 128000, "", "", &tierRow{272000, "2", "9", "0.2", "2.5", ""}},
 	{"gpt-5.6-sol", "openai", "chat", "5", "30", "0.5", "6.25", "", 400000, 128000, "", "", &tierRow{272000, "10", "45", "1", "12.5", ""}},

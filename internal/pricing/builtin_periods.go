@@ -48,12 +48,27 @@ var deepseekLegacyPeriods = append([]periodRow{
 	{from: deepseekAliasStart, until: deepseekPeakStart, label: "served by deepseek-v4-flash", in: "0.14", out: "0.28", read: "0.0028"},
 }, deepseekFlashPeriods...)
 
+// gpt56SolPeriods: Sol's promotional price from 2026-08-21.
+var gpt56SolPeriods = []periodRow{{from: "2026-08-21", label: "promotional price", in: "4", out: "20", read: "0.4", w5m: "5",
+	tier: &tierRow{272000, "8", "30", "0.8", "10", ""}}}
+
 // builtinPeriods are the dated and time-of-day prices of built-in models;
 // the row in builtinRows holds the rates in force before the first period.
 var builtinPeriods = map[string][]periodRow{
-	// Introductory price until 2026-08-31, then the standard Sonnet price
-	// (https://www.anthropic.com/pricing#api).
-	"claude-sonnet-5": {{from: "2026-09-01", label: "standard", in: "3", out: "15", read: "0.3", w5m: "3.75", w1h: "6"}},
+	// Sonnet 5.5's cache hits dropped to 0.05× input on 2026-10-07
+	// (https://platform.claude.com/docs/en/about-claude/pricing). Sonnet 5
+	// has no period: the $3/$15 planned for 2026-09-01 was cancelled on
+	// 2026-08-10 and $2/$10 made its standard price.
+	"claude-sonnet-5-5": {{from: "2026-10-07", label: "cache hits at 0.05x", in: "2", out: "10", read: "0.1", w5m: "2.5", w1h: "4"}},
+	// OpenAI cut GPT-5.6 Luna by 80% and Terra by 20% on 2026-07-30, and
+	// Sol (the gpt-5.6 alias) to $4/$20 on 2026-08-21, "promotional pricing
+	// available at least through November 21, 2026"; no end was announced
+	// by 2026-11-22, so the period is open (docs/pricing.md, item 14).
+	// https://developers.openai.com/api/docs/models/gpt-5.6-sol
+	"gpt-5.6-luna":  {{from: "2026-07-30", label: "price cut", in: "0.2", out: "1.2", read: "0.02", w5m: "0.25", tier: &tierRow{272000, "0.4", "1.8", "0.04", "0.5", ""}}},
+	"gpt-5.6-terra": {{from: "2026-07-30", label: "price cut", in: "2", out: "12", read: "0.2", w5m: "2.5", tier: &tierRow{272000, "4", "18", "0.4", "5", ""}}},
+	"gpt-5.6-sol":   gpt56SolPeriods,
+	"gpt-5.6":       gpt56SolPeriods,
 	// The 1M context window left beta on 2026-03-13 at the standard price:
 	// the long-context tier ends that day.
 	"claude-opus-4-6":   {{from: "2026-03-13", label: "1M context at standard price", in: "5", out: "25", read: "0.5", w5m: "6.25", w1h: "10"}},

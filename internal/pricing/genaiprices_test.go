@@ -29,14 +29,15 @@ func loadGenAIFixture(t *testing.T) []Entry {
 
 func TestParseGenAIFixture(t *testing.T) {
 	cat := NewCatalogue(loadGenAIFixture(t), "genai")
-	sonnet, ok := cat.Lookup("claude-sonnet-5")
-	if !ok || len(sonnet.Periods) != 1 {
-		t.Fatalf("claude-sonnet-5: %+v", sonnet)
+	luna, ok := cat.Lookup("gpt-5.6-luna")
+	if !ok || len(luna.Periods) != 1 {
+		t.Fatalf("gpt-5.6-luna: %+v", luna)
 	}
-	before, p1 := sonnet.At(time.Date(2026, 8, 31, 23, 0, 0, 0, time.UTC))
-	after, p2 := sonnet.At(time.Date(2026, 9, 1, 0, 0, 0, 0, time.UTC))
-	if before.Base.Input != mtok(t, "2") || after.Base.Input != mtok(t, "3") || p1 != BasePeriod || p2 != "2026-09-01T00:00:00Z.." {
-		t.Errorf("sonnet 5 periods: %d %q / %d %q", before.Base.Input, p1, after.Base.Input, p2)
+	before, p1 := luna.At(time.Date(2026, 7, 29, 23, 0, 0, 0, time.UTC))
+	after, p2 := luna.At(time.Date(2026, 7, 30, 0, 0, 0, 0, time.UTC))
+	if before.Base.Input != mtok(t, "1") || after.Base.Input != mtok(t, "0.2") || p1 != BasePeriod || p2 != "2026-07-30T00:00:00Z.." ||
+		after.LongContext == nil || after.LongContext.Output != mtok(t, "1.8") {
+		t.Errorf("gpt-5.6-luna periods: %d %q / %d %q %+v", before.Base.Input, p1, after.Base.Input, p2, after.LongContext)
 	}
 	g, ok := cat.Lookup("grok-4")
 	if !ok || g.Model != "grok-4-0709" || g.LongContext == nil || g.LongContext.ThresholdTokens != 128000 ||

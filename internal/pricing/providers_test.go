@@ -47,14 +47,19 @@ func checkPinned(t *testing.T, tests []pinned) {
 	}
 }
 
-// https://www.anthropic.com/pricing#api and
-// https://docs.anthropic.com/en/docs/about-claude/pricing: Sonnet 5 at its
-// introductory $2/$10 until 2026-08-31, then $3/$15; Opus 4.6 long context
-// at the standard price from 2026-03-13.
+// https://platform.claude.com/docs/en/about-claude/pricing: Sonnet 5 stays
+// at $2/$10 (the increase planned for 2026-09-01 was cancelled on
+// 2026-08-10); Opus 5.5 and Sonnet 5.5 cache hits at 0.05× input (Sonnet
+// 5.5 from 2026-10-07); Haiku 5.5 priced by prompt length above 100k.
 func TestAnthropicPublishedPrices(t *testing.T) {
 	checkPinned(t, []pinned{
-		{"claude-sonnet-5", time.Date(2026, 8, 31, 23, 59, 0, 0, time.UTC), "2", "10", "0.2", BasePeriod, ""},
-		{"claude-sonnet-5", time.Date(2026, 9, 1, 0, 0, 0, 0, time.UTC), "3", "15", "0.3", "2026-09-01T00:00:00Z..", ""},
+		{"claude-sonnet-5", time.Date(2026, 9, 1, 0, 0, 0, 0, time.UTC), "2", "10", "0.2", "", ""},
+		{"claude-sonnet-5", today, "2", "10", "0.2", "", ""},
+		{"claude-opus-5-5", today, "4", "20", "0.2", "", ""},
+		{"claude-sonnet-5-5", time.Date(2026, 10, 6, 12, 0, 0, 0, time.UTC), "2", "10", "0.2", BasePeriod, ""},
+		{"claude-sonnet-5-5", today, "2", "10", "0.1", "2026-10-07T00:00:00Z..", ""},
+		{"claude-haiku-5-5", today, "0.1", "0.5", "0.01", "", ""},
+		{"claude-mythos-5-1", today, "10", "50", "0.25", "", ""},
 		{"claude-haiku-4-5", today, "1", "5", "0.1", "", ""},
 		{"claude-opus-4", today, "15", "75", "1.5", "", "claude-opus-4-20250514"},
 	})
@@ -89,6 +94,16 @@ func TestOpenAIPublishedPrices(t *testing.T) {
 		{"gpt-5", today, "1.25", "10", "0.125", "", ""},
 		{"gpt-3.5-turbo-0613", today, "1.5", "2", "", "", ""},
 		{"gpt-3.5-turbo-0301", today, "1.5", "2", "", "", ""},
+		// https://developers.openai.com/api/docs/models/gpt-5.6-luna (and
+		// -terra, -sol): Luna and Terra cut on 2026-07-30, Sol and its
+		// gpt-5.6 alias on 2026-08-21.
+		{"gpt-5.6-luna", time.Date(2026, 7, 29, 12, 0, 0, 0, time.UTC), "1", "6", "0.1", BasePeriod, ""},
+		{"gpt-5.6-luna", today, "0.2", "1.2", "0.02", "2026-07-30T00:00:00Z..", ""},
+		{"gpt-5.6-terra", today, "2", "12", "0.2", "2026-07-30T00:00:00Z..", ""},
+		{"gpt-5.6-sol", time.Date(2026, 8, 20, 23, 0, 0, 0, time.UTC), "5", "30", "0.5", BasePeriod, ""},
+		{"gpt-5.6", today, "4", "20", "0.4", "2026-08-21T00:00:00Z..", ""},
+		{"gpt-6.1-sol", today, "2", "10", "0.1", "", ""},
+		{"gpt-6-luna", today, "0.1", "0.5", "0.01", "", ""},
 	})
 	// https://developers.openai.com/api/docs/models/gpt-5.4-pro: "prompts
 	// with >272K input tokens are priced at 2x input and 1.5x output".
@@ -99,6 +114,12 @@ func TestOpenAIPublishedPrices(t *testing.T) {
 	r, tier := e.EffectiveRates(272_001)
 	if !tier || r.Input != mtok(t, "60") || r.Output != mtok(t, "270") || r.HasCacheRead || r.CacheRead != r.Input {
 		t.Errorf("gpt-5.4-pro above 272k: %+v (cached tokens at the tier's input rate)", r)
+	}
+	// Sol's promotional long-context rates: 2x input and cached input, 1.5x output.
+	sol, _ := Builtin().Lookup("gpt-5.6-sol")
+	sol, _ = sol.At(today)
+	if r, tier := sol.EffectiveRates(300_000); !tier || r.Input != mtok(t, "8") || r.Output != mtok(t, "30") || r.CacheRead != mtok(t, "0.8") {
+		t.Errorf("gpt-5.6-sol above 272k today: %+v", r)
 	}
 }
 

@@ -145,10 +145,10 @@ func TestPricingImportByDeploymentAdmin(t *testing.T) {
 			t.Errorf("%s above the tier: imported %s, built-in %s", model, got, large[model])
 		}
 	}
-	// The file wins over the built-in table, errata included: the snapshot
-	// still carries Sonnet 5's introductory $2 input (fixtureErrata).
-	if e := s.call(t, "GET", "/v1/pricing/claude-sonnet-5", "", nil); fmt.Sprint(e.Body["input_per_1k"]) != "0.002" {
-		t.Errorf("claude-sonnet-5 after the import: %s", e.Raw)
+	// The file wins over the built-in table, dated prices included: the
+	// snapshot still carries GPT-5.6 Luna's $1 input from before its cut.
+	if e := s.call(t, "GET", "/v1/pricing/gpt-5.6-luna", "", nil); fmt.Sprint(e.Body["input_per_1k"]) != "0.001" {
+		t.Errorf("gpt-5.6-luna after the import: %s", e.Raw)
 	}
 
 	// One negative rate skips that model only.
