@@ -115,6 +115,11 @@ var builtinRows = []row{
 	{"gpt-3.5-turbo-0301", "openai", "chat", "1.5", "2", "", "", "", 4097, 4096, "2024-09-13", "gpt-3.5-turbo", nil},
 
 	// Google Gemini: implicit caching, long context above 200k for the Pro models.
+	{"gemini-4-argon", "google", "chat", "4", "20", "0.2", "", "", 1048576, 65536, "", "", nil},
+	{"gemini-4-carbon", "google", "chat", "4", "20", "0.2", "", "", 1048576, 65536, "", "", nil},
+	{"gemini-4-hydrogen", "google", "chat", "1.5", "7.5", "0.075", "", "", 1048576, 65536, "", "", nil},
+	{"gemini-3.8-flash", "google", "chat", "1.5", "7.5", "0.15", "", "", 1048576, 65536, "", "", nil},
+	{"gemini-3.7-flash", "google", "chat", "1.5", "7.5", "0.15", "", "", 1048576, 65536, "", "", nil},
 	{"gemini-3.6-flash", "google", "chat", "1.5", "7.5", "0.15", "", "", 1048576, 65536, "", "", nil},
 	{"gemini-3.5-flash", "google", "chat", "1.5", "9", "0.15", "", "", 1048576, 65535, "", "", nil},
 	{"gemini-3.5-flash-lite", "google", "chat", "0.3", "2.5", "0.03", "", "", 1048576, 65536, "", "", nil},
@@ -134,8 +139,10 @@ var builtinRows = []row{
 	// rate, no write rate. The -latest aliases are in builtinAliases.
 	{"mistral-large-2512", "mistral", "chat", "0.5", "1.5", "0.05", "", "", 0, 0, "", "", nil},
 	{"mistral-large-2411", "mistral", "chat", "2", "6", "0.2", "", "", 0, 0, "", "mistral-large-2512", nil},
+	{"mistral-medium-2604", "mistral", "chat", "1.5", "7.5", "0.15", "", "", 0, 0, "", "", nil},
 	{"mistral-medium-2508", "mistral", "chat", "0.4", "2", "0.04", "", "", 0, 0, "", "", nil},
 	{"mistral-medium-2505", "mistral", "chat", "0.4", "2", "0.04", "", "", 0, 0, "", "", nil},
+	{"mistral-small-2603", "mistral", "chat", "0.15", "0.6", "0.015", "", "", 0, 0, "", "", nil},
 	{"mistral-small-2506", "mistral", "chat", "0.1", "0.3", "0.01", "", "", 0, 0, "", "", nil},
 	{"magistral-medium-2509", "mistral", "chat", "2", "5", "0.2", "", "", 0, 0, "", "", nil},
 	{"magistral-small-2509", "mistral", "chat", "0.5", "1.5", "0.05", "", "", 0, 0, "", "", nil},
@@ -143,6 +150,9 @@ var builtinRows = []row{
 	{"devstral-2512", "mistral", "chat", "0.4", "2", "0.04", "", "", 0, 0, "", "", nil},
 	{"devstral-medium-2507", "mistral", "chat", "0.4", "2", "0.04", "", "", 0, 0, "", "", nil},
 	{"devstral-small-2507", "mistral", "chat", "0.1", "0.3", "0.01", "", "", 0, 0, "", "", nil},
+	{"ministral-14b-2512", "mistral", "chat", "0.2", "0.2", "0.02", "", "", 0, 0, "", "", nil},
+	{"ministral-8b-2512", "mistral", "chat", "0.15", "0.15", "0.015", "", "", 0, 0, "", "", nil},
+	{"ministral-3b-2512", "mistral", "chat", "0.1", "0.1", "0.01", "", "", 0, 0, "", "", nil},
 	{"ministral-8b-2410", "mistral", "chat", "0.1", "0.1", "0.01", "", "", 0, 0, "", "", nil},
 	{"ministral-3b-2410", "mistral", "chat", "0.04", "0.04", "0.004", "", "", 0, 0, "", "", nil},
 	{"open-mistral-nemo", "mistral", "chat", "0.15", "0.15", "0.015", "", "", 0, 0, "", "", nil},

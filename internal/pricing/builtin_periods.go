@@ -52,6 +52,13 @@ var deepseekLegacyPeriods = append([]periodRow{
 var gpt56SolPeriods = []periodRow{{from: "2026-08-21", label: "promotional price", in: "4", out: "20", read: "0.4", w5m: "5",
 	tier: &tierRow{272000, "8", "30", "0.8", "10", ""}}}
 
+// geminiFlashIntro is the Flash introductory price from from until 2027.
+func geminiFlashIntro(from string) periodRow {
+	return periodRow{from: from, until: "2027-01-01", label: "introductory price", in: "0.75", out: "3.75", read: "0.075"}
+}
+
+var gemini4Intro = periodRow{until: "2026-12-01", label: "introductory price", in: "2", out: "10", read: "0.1"}
+
 // builtinPeriods are the dated and time-of-day prices of built-in models;
 // the row in builtinRows holds the rates in force before the first period.
 var builtinPeriods = map[string][]periodRow{
@@ -68,7 +75,16 @@ var builtinPeriods = map[string][]periodRow{
 	"gpt-5.6-luna":  {{from: "2026-07-30", label: "price cut", in: "0.2", out: "1.2", read: "0.02", w5m: "0.25", tier: &tierRow{272000, "0.4", "1.8", "0.04", "0.5", ""}}},
 	"gpt-5.6-terra": {{from: "2026-07-30", label: "price cut", in: "2", out: "12", read: "0.2", w5m: "2.5", tier: &tierRow{272000, "4", "18", "0.4", "5", ""}}},
 	"gpt-5.6-sol":   gpt56SolPeriods,
-	"gpt-5.6":       gpt56SolPeriods,
+	// Google's introductory prices: Gemini 3.6, 3.7 and 3.8 Flash at half
+	// the standard rate through 2026-12-31 (3.6 Flash from 2026-08-13; its
+	// launch weeks were listed at the standard rate), Gemini 4 Argon and
+	// Carbon until 2026-11-30. https://ai.google.dev/gemini-api/docs/pricing
+	"gemini-3.6-flash": {geminiFlashIntro("2026-08-13")},
+	"gemini-3.7-flash": {geminiFlashIntro("")},
+	"gemini-3.8-flash": {geminiFlashIntro("")},
+	"gemini-4-argon":   {gemini4Intro},
+	"gemini-4-carbon":  {gemini4Intro},
+	"gpt-5.6":          gpt56SolPeriods,
 	// The 1M context window left beta on 2026-03-13 at the standard price:
 	// the long-context tier ends that day.
 	"claude-opus-4-6":   {{from: "2026-03-13", label: "1M context at standard price", in: "5", out: "25", read: "0.5", w5m: "6.25", w1h: "10"}},
@@ -86,14 +102,15 @@ var builtinPeriods = map[string][]periodRow{
 // successor (Retired set).
 var builtinAliases = map[string][]Alias{
 	"mistral-large-2512":      {{Name: "mistral-large-latest"}, {Name: "mistral-large"}},
-	"mistral-medium-2508":     {{Name: "mistral-medium-latest"}, {Name: "mistral-medium"}},
-	"mistral-small-2506":      {{Name: "mistral-small-latest"}, {Name: "mistral-small"}},
+	"mistral-medium-2604":     {{Name: "mistral-medium-latest"}, {Name: "mistral-medium"}, {Name: "mistral-medium-3-5"}, {Name: "mistral-medium-3"}},
+	"mistral-small-2603":      {{Name: "mistral-small-latest"}, {Name: "mistral-small"}},
 	"magistral-medium-2509":   {{Name: "magistral-medium-latest"}},
 	"magistral-small-2509":    {{Name: "magistral-small-latest"}},
 	"codestral-2508":          {{Name: "codestral-latest"}, {Name: "codestral"}},
 	"devstral-2512":           {{Name: "devstral-latest"}},
-	"ministral-8b-2410":       {{Name: "ministral-8b-latest"}},
-	"ministral-3b-2410":       {{Name: "ministral-3b-latest"}},
+	"ministral-14b-2512":      {{Name: "ministral-14b-latest"}},
+	"ministral-8b-2512":       {{Name: "ministral-8b-latest"}},
+	"ministral-3b-2512":       {{Name: "ministral-3b-latest"}},
 	"open-mistral-nemo":       {{Name: "mistral-nemo"}},
 	"grok-4.6":                {{Name: "grok-4.6-latest"}},
 	"grok-4.5":                {{Name: "grok-4.5-latest"}},

@@ -123,10 +123,19 @@ func TestOpenAIPublishedPrices(t *testing.T) {
 	}
 }
 
-// https://ai.google.dev/gemini-api/docs/pricing
+// https://ai.google.dev/gemini-api/docs/pricing: Gemini 3.6, 3.7 and 3.8
+// Flash "$0.75 through December 31, 2026. $1.50 starting January 1, 2027";
+// Gemini 4 Argon $2/$10 until November 30, then $4/$20.
 func TestGooglePublishedPrices(t *testing.T) {
 	checkPinned(t, []pinned{
 		{"gemini-2.5-pro", today, "1.25", "10", "0.125", "", ""},
+		{"gemini-3.6-flash", time.Date(2026, 8, 12, 12, 0, 0, 0, time.UTC), "1.5", "7.5", "0.15", BasePeriod, ""},
+		{"gemini-3.6-flash", today, "0.75", "3.75", "0.075", "2026-08-13T00:00:00Z..2027-01-01T00:00:00Z", ""},
+		{"gemini-3.7-flash", today, "0.75", "3.75", "0.075", "..2027-01-01T00:00:00Z", ""},
+		{"gemini-3.8-flash", time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC), "1.5", "7.5", "0.15", BasePeriod, ""},
+		{"gemini-4-argon", today, "2", "10", "0.1", "..2026-12-01T00:00:00Z", ""},
+		{"gemini-4-argon", time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC), "4", "20", "0.2", BasePeriod, ""},
+		{"gemini-4-hydrogen", today, "1.5", "7.5", "0.075", "", ""},
 		{"models/gemini-2.5-flash", today, "0.3", "2.5", "0.03", "", "gemini-2.5-flash"},
 	})
 	e, _ := Builtin().Lookup("gemini-2.5-pro")
@@ -141,7 +150,11 @@ func TestMistralPublishedPrices(t *testing.T) {
 	checkPinned(t, []pinned{
 		{"mistral-large-latest", today, "0.5", "1.5", "0.05", "", "mistral-large-2512"},
 		{"mistral/codestral-latest", today, "0.3", "0.9", "0.03", "", "codestral-2508"},
-		{"mistral-medium-latest", today, "0.4", "2", "0.04", "", "mistral-medium-2508"},
+		{"mistral-medium-latest", today, "1.5", "7.5", "0.15", "", "mistral-medium-2604"},
+		{"mistral-medium-2508", today, "0.4", "2", "0.04", "", ""},
+		{"mistral-small-latest", today, "0.15", "0.6", "0.015", "", "mistral-small-2603"},
+		{"ministral-8b-latest", today, "0.15", "0.15", "0.015", "", "ministral-8b-2512"},
+		{"ministral-3b-latest", today, "0.1", "0.1", "0.01", "", "ministral-3b-2512"},
 	})
 	for _, e := range Builtin().Entries() {
 		if e.Provider == "mistral" && (!e.Base.HasCacheRead || e.Base.CacheRead*10 != e.Base.Input) {
