@@ -98,7 +98,7 @@ func TestOneSourceDownStillSyncsTheOther(t *testing.T) {
 func TestImportDetectsGenAIFormat(t *testing.T) {
 	s, cat := newSyncer("", nil)
 	_, err := s.Import(context.Background(), genaiFixture(t))
-	if err == nil || !strings.Contains(err.Error(), "prices only 31 of") {
+	if err == nil || !strings.Contains(err.Error(), "mass-drop rule: the file prices only") {
 		t.Fatalf("a 31-model genai-prices file against the built-in table: %v", err)
 	}
 	m := fixtureMap(t)

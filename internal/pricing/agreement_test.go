@@ -25,6 +25,11 @@ func init() {
 		"grok-4.20-multi-agent-0309", "grok-build-0.1"} {
 		explain("litellm", m, "over 200k", "9: the July snapshot lacks xAI's 2× rates from 200k")
 	}
+	for _, m := range []string{"deepseek-chat", "deepseek-reasoner"} {
+		for _, shape := range AgreementShapes {
+			explain("litellm", m, shape.Name, "5: the July snapshot has V3.2's prices for names V4 Flash served from 2026-04-24")
+		}
+	}
 	explain("litellm", "grok-4.5", "cache read", "9: the July snapshot has Grok 4.5's cached input at $0.50, xAI lists $0.30")
 	for _, at := range agreementTimes {
 		for _, shape := range []string{"cache read", "over 200k"} {
@@ -92,8 +97,9 @@ func TestEstimatorAgreesWithIndependentCatalogues(t *testing.T) {
 	}
 	// The measured figure (docs/pricing.md). It is below the 99%
 	// because the references carry errors (every difference above is one,
-	// explained); the floor catches a change that adds agreeing calls no more.
-	if calls < 300 || pct < 97.8 {
-		t.Errorf("agreement %d/%d = %.2f%%, want ≥ 97.8%% over ≥ 300 calls", agree, calls, pct)
+	// explained; the July snapshot predates the price changes found since);
+	// the floor catches a change that adds agreeing calls no more.
+	if calls < 300 || pct < 97.1 {
+		t.Errorf("agreement %d/%d = %.2f%%, want ≥ 97.1%% over ≥ 300 calls", agree, calls, pct)
 	}
 }

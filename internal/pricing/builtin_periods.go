@@ -18,34 +18,79 @@ type periodRow struct {
 }
 
 // DeepSeek's published schedule (https://api-docs.deepseek.com/quick_start/pricing):
-// from 16:00 UTC on 2026-08-16 peak hours are 01:00–04:00 and 06:00–10:00 UTC
-// on weekdays (09:00–12:00 and 14:00–18:00 Beijing time), off-peak is half
-// the peak rate; on 2026-09-10 04:00 UTC V4.1-Flash (deepseek-flash) cut the
-// Flash price and the legacy deepseek-v4-flash name is billed as it.
+//   - V4 launched on 2026-04-24 (deepseek-chat and deepseek-reasoner served
+//     by V4 Flash from then, until they were retired after 2026-07-24
+//     15:59 UTC); cache hits cost a tenth of the launch price from 12:15
+//     UTC on 2026-04-26;
+//   - from 16:00 UTC on 2026-08-16 peak hours are 01:00–04:00 and
+//     06:00–10:00 UTC (09:00–12:00 and 14:00–18:00 Beijing time), every day
+//     for the first week, then on weekdays only from 16:00 UTC on 2026-08-22
+//     (00:00 Beijing on Sunday 23 August); off-peak is half the peak rate;
+//   - Chinese public holidays are off-peak all day (deepseekHolidays);
+//   - on 2026-09-10 04:00 UTC V4.1-Flash (deepseek-flash) cut the Flash
+//     price and the legacy deepseek-v4-flash name is billed as it.
 const (
-	deepseekPeakStart  = "2026-08-16T16:00:00Z"
-	deepseekFlashStart = "2026-09-10T04:00:00Z"
-	deepseekAliasStart = "2026-07-24T16:00:00Z" // deepseek-chat/-reasoner served by V4 Flash
+	deepseekV4Start      = "2026-04-24"
+	deepseekCacheCut     = "2026-04-26T12:15:00Z"
+	deepseekPeakStart    = "2026-08-16T16:00:00Z"
+	deepseekWeekdayStart = "2026-08-22T16:00:00Z"
+	deepseekFlashStart   = "2026-09-10T04:00:00Z"
 )
 
-// peakOffPeak returns an all-day off-peak period and the two weekday peak
-// windows at twice its rates, in force from from until until.
+// deepseekHolidays are the weekday Chinese public holidays since DeepSeek
+// bills them off-peak (its pricing page's footnote, read on 2026-09-21):
+// Mid-Autumn Festival and National Day 2026, as Beijing dates. The 2027
+// calendar is to be added when published.
+var deepseekHolidays = []string{"2026-09-25", "2026-10-01", "2026-10-02", "2026-10-05", "2026-10-06", "2026-10-07"}
+
+// peakOffPeak returns an all-day off-peak period, the two peak windows at
+// twice its rates (every day for the first week, weekdays from then on),
+// and the holidays' all-day off-peak periods, in force from from until until.
 func peakOffPeak(from, until, in, out, read, peakIn, peakOut, peakRead string) []periodRow {
-	return []periodRow{
-		{from: from, until: until, label: "off-peak", in: in, out: out, read: read},
-		{from: from, until: until, window: "01:00-04:00", weekdays: true, label: "peak", in: peakIn, out: peakOut, read: peakRead},
-		{from: from, until: until, window: "06:00-10:00", weekdays: true, label: "peak", in: peakIn, out: peakOut, read: peakRead},
+	out2 := []periodRow{{from: from, until: until, label: "off-peak", in: in, out: out, read: read}}
+	peak := func(from, until string, weekdays bool) {
+		for _, w := range []string{"01:00-04:00", "06:00-10:00"} {
+			out2 = append(out2, periodRow{from: from, until: until, window: w, weekdays: weekdays, label: "peak",
+				in: peakIn, out: peakOut, read: peakRead})
+		}
 	}
+	if from < deepseekWeekdayStart {
+		peak(from, deepseekWeekdayStart, false)
+		from = deepseekWeekdayStart
+	}
+	peak(from, until, true)
+	for _, d := range deepseekHolidays {
+		start, end := beijingDay(d)
+		if (until == "" || start < until) && end > from {
+			out2 = append(out2, periodRow{from: start, until: end, label: "off-peak (public holiday)", in: in, out: out, read: read})
+		}
+	}
+	return out2
 }
 
-var deepseekFlashPeriods = append(
-	peakOffPeak(deepseekPeakStart, deepseekFlashStart, "0.22", "0.66", "0.007", "0.44", "1.32", "0.014"),
+// beijingDay is the UTC span of a Beijing calendar date (UTC+8).
+func beijingDay(date string) (from, until string) {
+	d, err := time.Parse(time.DateOnly, date)
+	if err != nil {
+		panic(err)
+	}
+	return d.Add(-8 * time.Hour).Format(time.RFC3339), d.Add(16 * time.Hour).Format(time.RFC3339)
+}
+
+// deepseekLaunchCache is V4's cache-hit price before the cut of 2026-04-26.
+func deepseekLaunchCache(in, out, read string) periodRow {
+	return periodRow{from: deepseekV4Start, until: deepseekCacheCut, label: "launch cache price", in: in, out: out, read: read}
+}
+
+var deepseekFlashPeriods = append(append([]periodRow{deepseekLaunchCache("0.14", "0.28", "0.028")},
+	peakOffPeak(deepseekPeakStart, deepseekFlashStart, "0.22", "0.66", "0.007", "0.44", "1.32", "0.014")...),
 	peakOffPeak(deepseekFlashStart, "", "0.15", "0.6", "0.003", "0.3", "1.2", "0.006")...)
 
-// deepseekLegacyPeriods price deepseek-chat and deepseek-reasoner: their own
-// rate until DeepSeek pointed them at V4 Flash, then Flash's rates.
+// deepseekLegacyPeriods price deepseek-chat and deepseek-reasoner: the V3.2
+// rate (the row) until V4's launch, then V4 Flash's rates, which also
+// price any call stamped after their retirement.
 var deepseekLegacyPeriods = append([]periodRow{
-	{from: deepseekAliasStart, until: deepseekPeakStart, label: "served by deepseek-v4-flash", in: "0.14", out: "0.28", read: "0.0028"},
+	{from: deepseekCacheCut, until: deepseekPeakStart, label: "served by deepseek-v4-flash", in: "0.14", out: "0.28", read: "0.0028"},
 }, deepseekFlashPeriods...)
 
 // gpt56SolPeriods: Sol's promotional price from 2026-08-21.
@@ -58,6 +103,10 @@ func geminiFlashIntro(from string) periodRow {
 }
 
 var gemini4Intro = periodRow{until: "2026-12-01", label: "introductory price", in: "2", out: "10", read: "0.1"}
+
+// xaiRetired prices a retired Grok name as grok-4.3 from its retirement.
+var xaiRetired = []periodRow{{from: "2026-05-15T19:00:00Z", label: "served by grok-4.3", in: "1.25", out: "2.5", read: "0.2",
+	tier: &tierRow{xaiReaches200k, "2.5", "5", "0.4", "", ""}}}
 
 // builtinPeriods are the dated and time-of-day prices of built-in models;
 // the row in builtinRows holds the rates in force before the first period.
@@ -94,7 +143,17 @@ var builtinPeriods = map[string][]periodRow{
 	"deepseek-flash":    deepseekFlashPeriods,
 	"deepseek-chat":     deepseekLegacyPeriods,
 	"deepseek-reasoner": deepseekLegacyPeriods,
-	"deepseek-v4-pro":   peakOffPeak(deepseekPeakStart, "", "0.66", "1.98", "0.022", "1.32", "3.96", "0.044"),
+	"deepseek-v4-pro": append([]periodRow{deepseekLaunchCache("0.435", "0.87", "0.03625")},
+		peakOffPeak(deepseekPeakStart, "", "0.66", "1.98", "0.022", "1.32", "3.96", "0.044")...),
+	// xAI retired Grok 4, 4 Fast, 4.1 Fast and 3 on 2026-05-15 at 19:00 UTC:
+	// their names are redirected to grok-4.3 and "billed at grok-4.3
+	// pricing" (https://docs.x.ai/developers/migration/may-15-retirement).
+	"grok-4-0709":                 xaiRetired,
+	"grok-4-fast-reasoning":       xaiRetired,
+	"grok-4-fast-non-reasoning":   xaiRetired,
+	"grok-4-1-fast-reasoning":     xaiRetired,
+	"grok-4-1-fast-non-reasoning": xaiRetired,
+	"grok-3":                      xaiRetired,
 }
 
 // builtinAliases are the other names providers document for built-in

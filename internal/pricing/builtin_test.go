@@ -31,6 +31,15 @@ var fixtureErrata = []erratum{
 	{"gpt-5.4-pro", "tier.read", "6", "", "no cached-input rate published"},
 	{"gpt-5.5-pro", "read", "3", "", "no cached-input rate published"},
 	{"gpt-5.5-pro", "tier.read", "6", "", "no cached-input rate published"},
+	// DeepSeek served deepseek-chat and deepseek-reasoner with V4 Flash from
+	// its launch on 2026-04-24 ($0.14/$0.28, cache hits $0.0028 from 04-26);
+	// the snapshot still has V3.2's $0.28/$0.42/$0.028.
+	{"deepseek-chat", "in", "0.28", "0.14", "V4 Flash price since 2026-04-24"},
+	{"deepseek-chat", "out", "0.42", "0.28", "V4 Flash price since 2026-04-24"},
+	{"deepseek-chat", "read", "0.028", "0.0028", "V4 Flash price since 2026-04-26"},
+	{"deepseek-reasoner", "in", "0.28", "0.14", "V4 Flash price since 2026-04-24"},
+	{"deepseek-reasoner", "out", "0.42", "0.28", "V4 Flash price since 2026-04-24"},
+	{"deepseek-reasoner", "read", "0.028", "0.0028", "V4 Flash price since 2026-04-26"},
 	// xAI lists Grok 4.5's cached input at $0.30 (and $0.60 from 200k
 	// prompt tokens; https://docs.x.ai/docs/models); the snapshot has $0.50,
 	// which is Grok 4.6's rate.

@@ -3,6 +3,7 @@ package pricing
 import (
 	"math"
 	"testing"
+	"time"
 )
 
 func builtinEntry(t testing.TB, model string) Entry {
@@ -22,6 +23,7 @@ func TestPriceGolden(t *testing.T) {
 	tests := []struct {
 		name  string
 		model string
+		at    time.Time // zero: fixtureDate
 		u     Usage
 		want  Breakdown // Rates not compared
 	}{
@@ -101,9 +103,9 @@ func TestPriceGolden(t *testing.T) {
 		},
 		{
 			// Tier without a cache-read rate falls back to the base one:
-			// grok-4 above 128k: 100000 × $6 = $0.6; 100000 × $0.75 (base) =
-			// $0.075; 1000 × $30 = $0.03. Total $0.705.
-			name: "tier falls back to base cache read", model: "grok-4-0709",
+			// grok-4 above 128k before its retirement: 100000 × $6 = $0.6;
+			// 100000 × $0.75 (base) = $0.075; 1000 × $30 = $0.03. Total $0.705.
+			name: "tier falls back to base cache read", model: "grok-4-0709", at: time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC),
 			u:    Usage{Input: 200_000, Cached: 100_000, Output: 1_000},
 			want: Breakdown{Input: 600_000_000, CacheRead: 75_000_000, Output: 30_000_000, Total: 705_000_000, LongContext: true},
 		},
@@ -138,7 +140,12 @@ func TestPriceGolden(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := builtinEntry(t, tt.model).Price(tt.u)
+			e := builtinEntry(t, tt.model)
+			if !tt.at.IsZero() {
+				e, _ = Builtin().Lookup(tt.model)
+				e, _ = e.At(tt.at)
+			}
+			got := e.Price(tt.u)
 			got.Rates = Rates{}
 			if got != tt.want {
 				t.Errorf("Price(%+v)\n got %+v\nwant %+v", tt.u, got, tt.want)

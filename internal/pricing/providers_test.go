@@ -177,14 +177,26 @@ func TestDeepSeekPublishedPrices(t *testing.T) {
 		{"deepseek-v4-flash", time.Date(2026, 7, 15, 2, 0, 0, 0, time.UTC), "0.14", "0.28", "0.0028", BasePeriod, ""},
 		{"deepseek-v4-pro", nov23mon02, "1.32", "3.96", "0.044", "-", ""},
 		{"deepseek-v4-pro", nov23mon14, "0.66", "1.98", "0.022", "-", ""},
-		{"deepseek-chat", time.Date(2026, 7, 1, 0, 0, 0, 0, time.UTC), "0.28", "0.42", "0.028", BasePeriod, ""},
+		{"deepseek-chat", time.Date(2026, 4, 1, 0, 0, 0, 0, time.UTC), "0.28", "0.42", "0.028", BasePeriod, ""},
+		{"deepseek-chat", time.Date(2026, 4, 25, 0, 0, 0, 0, time.UTC), "0.14", "0.28", "0.028", "2026-04-24T00:00:00Z..2026-04-26T12:15:00Z", ""},
+		{"deepseek-chat", time.Date(2026, 7, 1, 0, 0, 0, 0, time.UTC), "0.14", "0.28", "0.0028", "2026-04-26T12:15:00Z..2026-08-16T16:00:00Z", ""},
+		{"deepseek-v4-pro", time.Date(2026, 4, 25, 0, 0, 0, 0, time.UTC), "0.435", "0.87", "0.03625", "-", ""},
 		{"deepseek-chat", nov23mon14, "0.15", "0.6", "0.003", "-", ""},
 	})
 }
 
-// The weekday rule: a Saturday at 02:00 UTC is off-peak.
+// The weekday rule: a Saturday at 02:00 UTC is off-peak, except in the
+// first week of peak hours (weekends off-peak from 2026-08-22 16:00 UTC);
+// a weekday public holiday (National Day, 1 October) is off-peak all day.
 func TestDeepSeekWeekend(t *testing.T) {
-	checkPinned(t, []pinned{{"deepseek-flash", nov21sat02, "0.15", "0.6", "0.003", "2026-09-10T04:00:00Z..", ""}})
+	checkPinned(t, []pinned{
+		{"deepseek-flash", nov21sat02, "0.15", "0.6", "0.003", "2026-09-10T04:00:00Z..", ""},
+		{"deepseek-flash", time.Date(2026, 8, 22, 2, 0, 0, 0, time.UTC), "0.44", "1.32", "0.014", "2026-08-16T16:00:00Z..2026-08-22T16:00:00Z@01:00-04:00", ""},
+		{"deepseek-flash", time.Date(2026, 8, 29, 2, 0, 0, 0, time.UTC), "0.22", "0.66", "0.007", "2026-08-16T16:00:00Z..2026-09-10T04:00:00Z", ""},
+		{"deepseek-flash", time.Date(2026, 10, 1, 2, 0, 0, 0, time.UTC), "0.15", "0.6", "0.003", "2026-09-30T16:00:00Z..2026-10-01T16:00:00Z", ""},
+		{"deepseek-v4-pro", time.Date(2026, 10, 7, 7, 0, 0, 0, time.UTC), "0.66", "1.98", "0.022", "2026-10-06T16:00:00Z..2026-10-07T16:00:00Z", ""},
+		{"deepseek-v4-pro", time.Date(2026, 10, 8, 7, 0, 0, 0, time.UTC), "1.32", "3.96", "0.044", "2026-08-22T16:00:00Z..@06:00-10:00 Mon-Fri", ""},
+	})
 	e, _ := Builtin().Lookup("deepseek-flash")
 	u := Usage{Input: 100_000, Cached: 60_000, Output: 5_000}
 	peak, _ := e.At(nov23mon02)
@@ -202,15 +214,21 @@ func TestDeepSeekWeekend(t *testing.T) {
 // grok-4-fast are aliases of the dated and reasoning models.
 func TestXAIPublishedPrices(t *testing.T) {
 	checkPinned(t, []pinned{
-		{"grok-4", today, "3", "15", "0.75", "", "grok-4-0709"},
-		{"xai/grok-4-fast", today, "0.2", "0.5", "0.05", "", "grok-4-fast-reasoning"},
-		{"grok-4-1-fast", today, "0.2", "0.5", "0.05", "", "grok-4-1-fast-reasoning"},
+		{"grok-4", time.Date(2026, 5, 15, 18, 59, 0, 0, time.UTC), "3", "15", "0.75", BasePeriod, "grok-4-0709"},
+		{"xai/grok-4-fast", time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC), "0.2", "0.5", "0.05", BasePeriod, "grok-4-fast-reasoning"},
+		{"grok-4-1-fast", time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC), "0.2", "0.5", "0.05", BasePeriod, "grok-4-1-fast-reasoning"},
+		// Retired on 2026-05-15 19:00 UTC, served and billed as grok-4.3
+		// (https://docs.x.ai/developers/migration/may-15-retirement).
+		{"grok-4", today, "1.25", "2.5", "0.2", "2026-05-15T19:00:00Z..", "grok-4-0709"},
+		{"grok-3", today, "1.25", "2.5", "0.2", "2026-05-15T19:00:00Z..", ""},
+		{"grok-4.7", today, "2", "6", "0.5", "", ""},
 		{"grok-4.6-latest", today, "2", "6", "0.5", "", "grok-4.6"},
 		{"grok-4.5", today, "2", "6", "0.3", "", ""},
 		{"grok-4.3-latest", today, "1.25", "2.5", "0.2", "", "grok-4.3"},
 		{"grok-build", today, "1", "2", "0.2", "", "grok-build-0.1"},
 	})
 	e, _ := Builtin().Lookup("grok-4")
+	e, _ = e.At(time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC))
 	if r, tier := e.EffectiveRates(128_001); !tier || r.Input != mtok(t, "6") || r.Output != mtok(t, "30") {
 		t.Errorf("grok-4 above 128k: %+v", r)
 	}
