@@ -93,17 +93,17 @@ func TestOneSourceDownStillSyncsTheOther(t *testing.T) {
 }
 
 // The import path accepts a genai-prices file as well: detected, parsed and
-// held to the same rules (the 31-model fixture is refused by the mass-drop
+// held to the same rules (the 33-model fixture is refused by the mass-drop
 // rule against the built-in table), and an import keeps built-in aliases.
 func TestImportDetectsGenAIFormat(t *testing.T) {
 	s, cat := newSyncer("", nil)
 	_, err := s.Import(context.Background(), genaiFixture(t))
 	if err == nil || !strings.Contains(err.Error(), "mass-drop rule: the file prices only") {
-		t.Fatalf("a 31-model genai-prices file against the built-in table: %v", err)
+		t.Fatalf("a 33-model genai-prices file against the built-in table: %v", err)
 	}
 	m := fixtureMap(t)
 	for k := range m {
-		if strings.HasPrefix(k, "gpt-5.") || strings.HasPrefix(k, "o3") {
+		if strings.HasPrefix(k, "o3") {
 			delete(m, k)
 		}
 	}
@@ -114,7 +114,7 @@ func TestImportDetectsGenAIFormat(t *testing.T) {
 		t.Error("built-in aliases must survive an import")
 	}
 	entries, _, format, err := pricing.ParseAny(genaiFixture(t))
-	if err != nil || format != pricing.FormatGenAI || len(entries) != 31 {
+	if err != nil || format != pricing.FormatGenAI || len(entries) != 33 {
 		t.Errorf("ParseAny: %s %d %v", format, len(entries), err)
 	}
 }
