@@ -62,10 +62,13 @@ func TestPricingResolvesNames(t *testing.T) {
 		t.Errorf("retired name: %s", r.raw)
 	}
 	periods, _ := r.body["periods"].([]any)
-	if len(periods) != 7 || r.str("period") == "null" {
+	// base, the launch cache price, Flash's periods from 2026-08-16 (off-peak,
+	// peak every day for a week, then on weekdays), V4.1 Flash's from
+	// 2026-09-10 and six public holidays.
+	if len(periods) != 16 || r.str("period") == "null" {
 		t.Fatalf("deepseek-flash periods: %s", r.raw)
 	}
-	peak := periods[2].(map[string]any)
+	peak := periods[5].(map[string]any)
 	tod, _ := peak["time_of_day"].(map[string]any)
 	if tod["start"] != "01:00" || tod["end"] != "04:00" || tod["weekdays_only"] != true ||
 		peak["input_per_1k"].(json.Number) != "0.00044" {

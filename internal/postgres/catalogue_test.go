@@ -41,8 +41,9 @@ func TestCatalogueRoundTripKeepsEveryRate(t *testing.T) {
 	}
 	// Periods (dated, daily windows, weekdays only) and aliases survive too.
 	ds, _ := got.Catalogue.Lookup("deepseek-v4-flash")
-	if ds.Model != "deepseek-flash" || len(ds.Periods) != 6 || !ds.Periods[1].HasWindow || !ds.Periods[1].WeekdaysOnly ||
-		ds.Periods[1].DayStart != 60 || !ds.Periods[0].From.Equal(time.Date(2026, 8, 16, 16, 0, 0, 0, time.UTC)) {
+	if ds.Model != "deepseek-flash" || len(ds.Periods) != 15 || !ds.Periods[4].HasWindow || !ds.Periods[4].WeekdaysOnly ||
+		ds.Periods[4].DayStart != 60 || ds.Periods[2].WeekdaysOnly || !ds.Periods[2].HasWindow ||
+		!ds.Periods[1].From.Equal(time.Date(2026, 8, 16, 16, 0, 0, 0, time.UTC)) {
 		t.Fatalf("deepseek-flash periods after the round trip: %+v", ds)
 	}
 
