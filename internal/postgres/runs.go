@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -64,14 +65,17 @@ func keyArrays(keys []RunKey) ([]string, []string) {
 const runLockSQL = `SELECT count(pg_advisory_xact_lock(4242, h)) FROM (
   SELECT DISTINCT hashtext(p || '/' || t) AS h FROM unnest($1::text[], $2::text[]) AS u(p, t) ORDER BY 1) s`
 
-// runCallsSQL reads the stored calls of runs, by run.
-const runCallsSQL = `SELECT e.project_id::text, e.trace_id, e.event_id, e.agent_name, e.model, e.ts,
+// runCallsSQL reads the stored calls of runs, each with its run's
+// position (from 1) in the arrays. Unordered: readRuns groups them by
+// position itself, where ORDER BY project_id::text, trace_id sorted a
+// chunk's 16,000-odd calls on disk (past work_mem), a third of the
+// statement (92 against 64 ms a chunk, EXPLAIN ANALYZE at 10 M events).
+const runCallsSQL = `SELECT u.i, e.event_id, e.agent_name, e.model, e.ts,
   coalesce(e.span_id, ''), coalesce(e.parent_span_id, ''), coalesce(e.workflow, ''), coalesce(e.step_name, ''),
   coalesce(e.tool_name, ''), coalesce(e.request_hash, ''), e.input_tokens, e.total_tokens, e.cost_nano,
   e.latency_ms, e.success
-FROM unnest($1::uuid[], $2::text[]) AS u(p, t)
-JOIN events e ON e.project_id = u.p AND e.trace_id = u.t
-ORDER BY 1, 2`
+FROM unnest($1::uuid[], $2::text[]) WITH ORDINALITY AS u(p, t, i)
+JOIN events e ON e.project_id = u.p AND e.trace_id = u.t`
 
 // RefreshRuns recomputes the run rows of keys from their stored calls,
 // inside tx: lock, read, compute (runs.Build), replace, and deletes the
@@ -136,38 +140,38 @@ type builtRun struct {
 	runs.Run
 }
 
-// readRuns reads the calls of the runs (p, t) and builds each run.
+// readRuns reads the calls of the runs (p, t) and builds each run, in the
+// order of (p, t).
 func readRuns(ctx context.Context, tx pgx.Tx, p, t []string) ([]builtRun, error) {
 	rows, err := tx.Query(ctx, runCallsSQL, p, t)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var out []builtRun
-	var cur RunKey
-	var calls []runs.Call
-	flush := func() {
-		if len(calls) > 0 {
-			out = append(out, builtRun{RunKey: cur, Run: runs.Build(calls)})
-		}
-		calls = calls[:0]
-	}
+	calls := make([][]runs.Call, len(p))
 	for rows.Next() {
-		var k RunKey
+		var i int64
 		var c runs.Call
-		if err := rows.Scan(&k.ProjectID, &k.TraceID, &c.EventID, &c.AgentName, &c.Model, &c.Timestamp,
+		if err := rows.Scan(&i, &c.EventID, &c.AgentName, &c.Model, &c.Timestamp,
 			&c.SpanID, &c.ParentSpanID, &c.Workflow, &c.StepName, &c.ToolName, &c.RequestHash,
 			&c.InputTokens, &c.TotalTokens, &c.CostNano, &c.LatencyMS, &c.Success); err != nil {
 			return nil, err
 		}
-		if k != cur {
-			flush()
-			cur = k
+		if i < 1 || i > int64(len(p)) {
+			return nil, fmt.Errorf("run calls: position %d of %d runs", i, len(p))
 		}
-		calls = append(calls, c)
+		calls[i-1] = append(calls[i-1], c)
 	}
-	flush()
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	var out []builtRun
+	for i, cs := range calls {
+		if len(cs) > 0 {
+			out = append(out, builtRun{RunKey: RunKey{ProjectID: p[i], TraceID: t[i]}, Run: runs.Build(cs)})
+		}
+	}
+	return out, nil
 }
 
 // writeRuns replaces the rows of keys (deleting a run cascades to its
