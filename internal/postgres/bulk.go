@@ -25,6 +25,7 @@ func OpenBulk(ctx context.Context, url string, maxConns int32) (*DB, error) {
 	}
 	cfg.MaxConns = maxConns
 	cfg.ConnConfig.RuntimeParams["statement_timeout"] = "0"
+	cfg.AfterConnect = useFastArrays
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, err

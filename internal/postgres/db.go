@@ -52,6 +52,7 @@ func Open(ctx context.Context, url string, maxConns int32) (*DB, error) {
 	cfg.ConnConfig.ConnectTimeout = 5 * time.Second
 	cfg.ConnConfig.RuntimeParams["lock_timeout"] = "10s"
 	cfg.ConnConfig.RuntimeParams["statement_timeout"] = "60s"
+	cfg.AfterConnect = useFastArrays
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, err
