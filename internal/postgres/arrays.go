@@ -32,11 +32,11 @@ func (c fastArrays) PlanEncode(m *pgtype.Map, oid uint32, format int16, value an
 		switch value.(type) {
 		case []string:
 			if c.elem == pgtype.TextOID {
-				return textArrayPlan{}
+				return textArrayPlan
 			}
 		case []int64:
 			if c.elem == pgtype.Int8OID {
-				return int8ArrayPlan{}
+				return int8ArrayPlan
 			}
 		}
 	}
@@ -72,34 +72,32 @@ func arrayHeader(buf []byte, n int, elem uint32) []byte {
 	return binary.BigEndian.AppendUint32(buf, 1)
 }
 
-type textArrayPlan struct{}
+// directArrayPlan encodes a []T as a one-dimensional array of elem
+// without NULLs, each element appended by put; a nil slice is NULL, as in
+// pgx.
+type directArrayPlan[T any] struct {
+	elem uint32
+	put  func(buf []byte, v T) []byte
+}
 
-// Encode writes a []string as text[]; a nil slice is NULL, as in pgx.
-func (textArrayPlan) Encode(value any, buf []byte) ([]byte, error) {
-	v := value.([]string)
+// Encode writes value, a []T.
+func (p directArrayPlan[T]) Encode(value any, buf []byte) ([]byte, error) {
+	v := value.([]T)
 	if v == nil {
 		return nil, nil
 	}
-	buf = arrayHeader(buf, len(v), pgtype.TextOID)
-	for _, s := range v {
-		buf = binary.BigEndian.AppendUint32(buf, uint32(len(s)))
-		buf = append(buf, s...)
+	buf = arrayHeader(buf, len(v), p.elem)
+	for _, x := range v {
+		buf = p.put(buf, x)
 	}
 	return buf, nil
 }
 
-type int8ArrayPlan struct{}
-
-// Encode writes a []int64 as bigint[]; a nil slice is NULL, as in pgx.
-func (int8ArrayPlan) Encode(value any, buf []byte) ([]byte, error) {
-	v := value.([]int64)
-	if v == nil {
-		return nil, nil
-	}
-	buf = arrayHeader(buf, len(v), pgtype.Int8OID)
-	for _, n := range v {
-		buf = binary.BigEndian.AppendUint32(buf, 8)
-		buf = binary.BigEndian.AppendUint64(buf, uint64(n))
-	}
-	return buf, nil
-}
+var (
+	textArrayPlan = directArrayPlan[string]{elem: pgtype.TextOID, put: func(buf []byte, s string) []byte {
+		return append(binary.BigEndian.AppendUint32(buf, uint32(len(s))), s...)
+	}}
+	int8ArrayPlan = directArrayPlan[int64]{elem: pgtype.Int8OID, put: func(buf []byte, n int64) []byte {
+		return binary.BigEndian.AppendUint64(binary.BigEndian.AppendUint32(buf, 8), uint64(n))
+	}}
+)

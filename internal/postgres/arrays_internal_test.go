@@ -50,8 +50,8 @@ func TestFastArraysEncodeAsPgx(t *testing.T) {
 		{pgtype.Int8ArrayOID, pgtype.BinaryFormatCode, []int32{1}, false},
 	} {
 		plan := fast.PlanEncode(c.oid, c.format, c.value)
-		_, text := plan.(textArrayPlan)
-		_, int8s := plan.(int8ArrayPlan)
+		_, text := plan.(directArrayPlan[string])
+		_, int8s := plan.(directArrayPlan[int64])
 		if plan == nil || (text || int8s) != c.direct {
 			t.Errorf("%d %d %T: plan %T, direct %v", c.oid, c.format, c.value, plan, c.direct)
 		}
