@@ -66,6 +66,7 @@ func (e *Extension) Start(ctx context.Context, host component.Host) error {
 	if err := e.checkEndpoint(ctx); err != nil {
 		return err
 	}
+	tuneGC(e.set.Logger)
 	if e.cfg.Mode == ModeMirror {
 		return e.startMirror(ctx, host)
 	}
