@@ -52,6 +52,13 @@ func Open(ctx context.Context, url string, maxConns int32) (*DB, error) {
 	cfg.ConnConfig.ConnectTimeout = 5 * time.Second
 	cfg.ConnConfig.RuntimeParams["lock_timeout"] = "10s"
 	cfg.ConnConfig.RuntimeParams["statement_timeout"] = "60s"
+	// No JIT compilation unless the URL asks for it (?jit=on): the reports'
+	// statements run for milliseconds, and at 90 days their estimated cost
+	// crosses jit_above_cost, where compiling took longer than the query
+	// (by user 26.9 → 14.6 ms p50, cache 24.9 → 14.2 ms, at 10 M events).
+	if _, set := cfg.ConnConfig.RuntimeParams["jit"]; !set {
+		cfg.ConnConfig.RuntimeParams["jit"] = "off"
+	}
 	cfg.AfterConnect = useFastArrays
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
