@@ -26,6 +26,6 @@ func tuneGC(log *zap.Logger) {
 			return
 		}
 		debug.SetGCPercent(defaultGCPercent)
-		log.Debug("GOGC not set: garbage collector target 200 %")
+		log.Debug("GOGC not set: garbage collector target raised", zap.Int("gc_percent", defaultGCPercent))
 	})
 }

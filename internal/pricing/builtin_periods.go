@@ -47,10 +47,10 @@ var deepseekHolidays = []string{"2026-09-25", "2026-10-01", "2026-10-02", "2026-
 // twice its rates (every day for the first week, weekdays from then on),
 // and the holidays' all-day off-peak periods, in force from from until until.
 func peakOffPeak(from, until, in, out, read, peakIn, peakOut, peakRead string) []periodRow {
-	out2 := []periodRow{{from: from, until: until, label: "off-peak", in: in, out: out, read: read}}
+	rows := []periodRow{{from: from, until: until, label: "off-peak", in: in, out: out, read: read}}
 	peak := func(from, until string, weekdays bool) {
 		for _, w := range []string{"01:00-04:00", "06:00-10:00"} {
-			out2 = append(out2, periodRow{from: from, until: until, window: w, weekdays: weekdays, label: "peak",
+			rows = append(rows, periodRow{from: from, until: until, window: w, weekdays: weekdays, label: "peak",
 				in: peakIn, out: peakOut, read: peakRead})
 		}
 	}
@@ -62,10 +62,10 @@ func peakOffPeak(from, until, in, out, read, peakIn, peakOut, peakRead string) [
 	for _, d := range deepseekHolidays {
 		start, end := beijingDay(d)
 		if (until == "" || start < until) && end > from {
-			out2 = append(out2, periodRow{from: start, until: end, label: "off-peak (public holiday)", in: in, out: out, read: read})
+			rows = append(rows, periodRow{from: start, until: end, label: "off-peak (public holiday)", in: in, out: out, read: read})
 		}
 	}
-	return out2
+	return rows
 }
 
 // beijingDay is the UTC span of a Beijing calendar date (UTC+8).
@@ -90,8 +90,19 @@ var deepseekFlashPeriods = append(append([]periodRow{deepseekLaunchCache("0.14",
 // rate (the row) until V4's launch, then V4 Flash's rates, which also
 // price any call stamped after their retirement.
 var deepseekLegacyPeriods = append([]periodRow{
-	{from: deepseekCacheCut, until: deepseekPeakStart, label: "served by deepseek-v4-flash", in: "0.14", out: "0.28", read: "0.0028"},
+	servedBy("deepseek-flash", "served by deepseek-v4-flash", deepseekCacheCut, deepseekPeakStart),
 }, deepseekFlashPeriods...)
+
+// servedBy is a period, from from until until, at the row rates of the
+// built-in model that serves a retired name, so the two cannot drift apart.
+func servedBy(model, label, from, until string) periodRow {
+	for _, r := range builtinRows {
+		if r.model == model {
+			return periodRow{from: from, until: until, label: label, in: r.in, out: r.out, read: r.read, w5m: r.w5m, w1h: r.w1h, tier: r.tier}
+		}
+	}
+	panic("pricing: no built-in row " + model)
+}
 
 // gpt56SolPeriods: Sol's promotional price from 2026-08-21.
 var gpt56SolPeriods = []periodRow{{from: "2026-08-21", label: "promotional price", in: "4", out: "20", read: "0.4", w5m: "5",
@@ -105,8 +116,7 @@ func geminiFlashIntro(from string) periodRow {
 var gemini4Intro = periodRow{until: "2026-12-01", label: "introductory price", in: "2", out: "10", read: "0.1"}
 
 // xaiRetired prices a retired Grok name as grok-4.3 from its retirement.
-var xaiRetired = []periodRow{{from: "2026-05-15T19:00:00Z", label: "served by grok-4.3", in: "1.25", out: "2.5", read: "0.2",
-	tier: &tierRow{xaiReaches200k, "2.5", "5", "0.4", "", ""}}}
+var xaiRetired = []periodRow{servedBy("grok-4.3", "served by grok-4.3", "2026-05-15T19:00:00Z", "")}
 
 // builtinPeriods are the dated and time-of-day prices of built-in models;
 // the row in builtinRows holds the rates in force before the first period.
