@@ -23,9 +23,12 @@ func TestFastArraysEncodeAsPgx(t *testing.T) {
 		{pgtype.TextArrayOID, []string{"a", "é ✓ \x01", strings.Repeat("x", 70_000), ""}},
 		{pgtype.Int8ArrayOID, []int64(nil)}, {pgtype.Int8ArrayOID, []int64{}},
 		{pgtype.Int8ArrayOID, []int64{0, -1, 1, 255, 256, math.MaxInt64, math.MinInt64}},
+		{pgtype.UUIDArrayOID, []string(nil)}, {pgtype.UUIDArrayOID, []string{}},
+		{pgtype.UUIDArrayOID, []string{"00000000-0000-0000-0000-000000000000", "0189ABCD-ef01-4a23-9b45-6789abcdef0f",
+			"ffffffff-ffff-ffff-ffff-ffffffffffff"}},
 	}
 	for _, c := range cases {
-		want, err := plain.Encode(c.oid, pgtype.BinaryFormatCode, c.value, nil)
+		want, err := plain.Encode(c.oid, pgtype.BinaryFormatCode, uuidsOf(t, c.oid, c.value), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -48,6 +51,8 @@ func TestFastArraysEncodeAsPgx(t *testing.T) {
 		{pgtype.TextArrayOID, pgtype.TextFormatCode, []string{"a"}, false},
 		{pgtype.TextArrayOID, pgtype.BinaryFormatCode, []*string{nil}, false},
 		{pgtype.Int8ArrayOID, pgtype.BinaryFormatCode, []int32{1}, false},
+		{pgtype.UUIDArrayOID, pgtype.BinaryFormatCode, []string{"00000000-0000-0000-0000-000000000000"}, true},
+		{pgtype.UUIDArrayOID, pgtype.TextFormatCode, []string{"00000000-0000-0000-0000-000000000000"}, false},
 	} {
 		plan := fast.PlanEncode(c.oid, c.format, c.value)
 		_, text := plan.(directArrayPlan[string])
@@ -56,4 +61,70 @@ func TestFastArraysEncodeAsPgx(t *testing.T) {
 			t.Errorf("%d %d %T: plan %T, direct %v", c.oid, c.format, c.value, plan, c.direct)
 		}
 	}
+}
+
+// uuidsOf is value, for a uuid[] its []string parsed as uuids, which
+// pgx's own plan can encode in binary (it has none for []string).
+func uuidsOf(t *testing.T, oid uint32, value any) any {
+	s, ok := value.([]string)
+	if !ok || s == nil || oid != pgtype.UUIDArrayOID {
+		return value
+	}
+	out := make([]pgtype.UUID, len(s))
+	for i, v := range s {
+		if err := out[i].Scan(v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return out
+}
+
+// TestFastUUIDArraysRefuseOtherForms: a uuid in another form than the
+// canonical one fails the binary plan (pgx then sends the array as text,
+// for the server to parse or refuse), as pgx's own binary attempt did.
+func TestFastUUIDArraysRefuseOtherForms(t *testing.T) {
+	fast := pgtype.NewMap()
+	fastArraysOn(fast)
+	for _, bad := range []string{"", "0000000000000000000000000000000", "00000000000000000000000000000000",
+		"{00000000-0000-0000-0000-000000000000}", "00000000-0000-0000-0000-00000000000g", "00000000+0000-0000-0000-000000000000",
+		"0000000-00000-0000-0000-000000000000", "00000000-0000-0000-0000-000000000000 "} {
+		if b, err := fast.Encode(pgtype.UUIDArrayOID, pgtype.BinaryFormatCode, []string{"00000000-0000-0000-0000-000000000001", bad}, nil); err == nil {
+			t.Errorf("%q encoded in binary: %x", bad, b)
+		}
+		if _, err := fast.Encode(pgtype.UUIDArrayOID, pgtype.TextFormatCode, []string{bad}, nil); err != nil {
+			t.Errorf("%q as text: %v", bad, err)
+		}
+	}
+}
+
+// BenchmarkUUIDArrayEncode encodes the project ids of a 1,000-call batch
+// as pgx sends a uuid[] parameter from a []string: before fastArrays, a
+// failed binary attempt (its error quoting every element) and then text;
+// with it, binary at once.
+//
+//	go test -run '^$' -bench BenchmarkUUIDArrayEncode ./internal/postgres/
+func BenchmarkUUIDArrayEncode(b *testing.B) {
+	ids := make([]string, 1000)
+	for i := range ids {
+		ids[i] = "0189abcd-ef01-4a23-9b45-6789abcdef0f"
+	}
+	plain, fast := pgtype.NewMap(), pgtype.NewMap()
+	fastArraysOn(fast)
+	b.Run("pgx", func(b *testing.B) {
+		for range b.N {
+			if _, err := plain.Encode(pgtype.UUIDArrayOID, pgtype.BinaryFormatCode, ids, nil); err == nil {
+				b.Fatal("pgx encoded a []string as a binary uuid[]")
+			}
+			if _, err := plain.Encode(pgtype.UUIDArrayOID, pgtype.TextFormatCode, ids, nil); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("direct", func(b *testing.B) {
+		for range b.N {
+			if _, err := fast.Encode(pgtype.UUIDArrayOID, pgtype.BinaryFormatCode, ids, nil); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }

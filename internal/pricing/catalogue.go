@@ -5,8 +5,12 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 )
 
 // Catalogue is an immutable set of priced models, safe for concurrent use.
@@ -18,7 +22,16 @@ type Catalogue struct {
 	index   map[string]int // lower-cased model name → position in entries
 	aliases map[string]int // lower-cased alias → position of its model
 	undated map[string]int // undated name of a dated model → newest such model
+	// suggested memoizes Suggest (model + "\x00" + n → names) for up to
+	// maxSuggested queries: ingest asks it for every unknown model of every
+	// batch, and each answer is an edit distance to every name (half a
+	// percent of the machine during make bench-analytics' ingest).
+	suggested  sync.Map
+	nSuggested atomic.Int64
 }
+
+// maxSuggested bounds Suggest's memo, since clients choose the names.
+const maxSuggested = 4096
 
 // Deprecation is one announced model retirement.
 type Deprecation struct {
@@ -122,6 +135,19 @@ func (c *Catalogue) Deprecations() []Deprecation {
 // normalised name, then by longest shared prefix. Names too far from the
 // query are left out, so an unrelated name yields no suggestion.
 func (c *Catalogue) Suggest(model string, n int) []string {
+	key := model + "\x00" + strconv.Itoa(n)
+	if v, ok := c.suggested.Load(key); ok {
+		return slices.Clone(v.([]string))
+	}
+	out := c.suggest(model, n)
+	if c.nSuggested.Add(1) <= maxSuggested {
+		c.suggested.Store(key, slices.Clone(out))
+	}
+	return out
+}
+
+// suggest is Suggest without the memo.
+func (c *Catalogue) suggest(model string, n int) []string {
 	q := Normalize(model)
 	if q == "" || n <= 0 {
 		return nil

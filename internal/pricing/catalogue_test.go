@@ -1,6 +1,7 @@
 package pricing
 
 import (
+	"fmt"
 	"regexp"
 	"slices"
 	"sort"
@@ -101,6 +102,35 @@ func TestSuggest(t *testing.T) {
 		if len(got) == 0 || got[0] != tt.first || len(got) > 3 {
 			t.Errorf("Suggest(%q) = %v, want %q first, at most 3", tt.in, got, tt.first)
 		}
+	}
+}
+
+// TestSuggestMemo: a remembered answer equals a computed one, is the
+// caller's to change, depends on n, and the memo stops growing at its bound
+// without changing answers.
+func TestSuggestMemo(t *testing.T) {
+	c := NewCatalogue(Builtin().Entries(), "test")
+	first := c.Suggest("claude-sonet-4-5", 3)
+	if want := c.suggest("claude-sonet-4-5", 3); !slices.Equal(first, want) || len(first) == 0 {
+		t.Fatalf("Suggest %v, computed %v", first, want)
+	}
+	first[0] = "changed"
+	if again := c.Suggest("claude-sonet-4-5", 3); again[0] != "claude-sonnet-4-5" {
+		t.Fatalf("the memo kept a caller's change: %v", again)
+	}
+	if one := c.Suggest("claude-sonet-4-5", 1); len(one) != 1 {
+		t.Fatalf("n=1 after n=3: %v", one)
+	}
+	for i := range maxSuggested + 10 {
+		c.Suggest(fmt.Sprintf("gpt-5-mimi-%d", i), 2)
+	}
+	if got, want := c.Suggest("gpt-5-mimi", 3), c.suggest("gpt-5-mimi", 3); !slices.Equal(got, want) || len(got) == 0 {
+		t.Fatalf("past the bound: %v, computed %v", got, want)
+	}
+	n := 0
+	c.suggested.Range(func(any, any) bool { n++; return true })
+	if n > maxSuggested {
+		t.Fatalf("memo holds %d answers, bound %d", n, maxSuggested)
 	}
 }
 
