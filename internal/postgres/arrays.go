@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
 )
@@ -114,36 +115,18 @@ func (p directArrayPlan[T]) Encode(value any, buf []byte) ([]byte, error) {
 // 8-4-4-4-12 hexadecimal digits; pgx then sends the array as text.
 var errNotCanonicalUUID = errors.New("not a canonical uuid")
 
-// appendUUID appends the 16 bytes of s, a uuid in canonical form.
+// appendUUID appends the 16 bytes of s, a uuid in canonical form. The
+// length is checked first: uuid.Parse also reads braced, urn: and
+// hyphenless forms, which stay with the text path as before.
 func appendUUID(buf []byte, s string) ([]byte, error) {
-	if len(s) != 36 || s[8] != '-' || s[13] != '-' || s[18] != '-' || s[23] != '-' {
+	if len(s) != 36 {
 		return nil, errNotCanonicalUUID
 	}
-	buf = binary.BigEndian.AppendUint32(buf, 16)
-	for i := 0; i < 36; i += 2 {
-		if i == 8 || i == 13 || i == 18 || i == 23 {
-			i++ // the hyphen
-		}
-		hi, lo := unhex(s[i]), unhex(s[i+1])
-		if hi > 15 || lo > 15 {
-			return nil, errNotCanonicalUUID
-		}
-		buf = append(buf, hi<<4|lo)
+	u, err := uuid.Parse(s)
+	if err != nil {
+		return nil, errNotCanonicalUUID
 	}
-	return buf, nil
-}
-
-// unhex is the value of a hexadecimal digit, 255 for another byte.
-func unhex(c byte) byte {
-	switch {
-	case '0' <= c && c <= '9':
-		return c - '0'
-	case 'a' <= c && c <= 'f':
-		return c - 'a' + 10
-	case 'A' <= c && c <= 'F':
-		return c - 'A' + 10
-	}
-	return 255
+	return append(binary.BigEndian.AppendUint32(buf, 16), u[:]...), nil
 }
 
 var (
