@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"strings"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -138,3 +139,31 @@ var (
 	}}
 	uuidArrayPlan = directArrayPlan[string]{elem: pgtype.UUIDOID, put: appendUUID}
 )
+
+// textArrayLiteral writes elems as a text[] literal with every element
+// quoted ({"a","b \"c\""}; {} when empty), for a column of arrays of
+// different lengths passed through unnest as text[] and cast back to
+// text[] per row: unnest cannot take an array of arrays of different
+// lengths. The cast is PostgreSQL's array parser; it replaced one JSON
+// text per row expanded by jsonb_array_elements_text in a subquery, a
+// seventh of the run steps' insert. Quoted, an element is never NULL and
+// may hold any character PostgreSQL's text holds.
+func textArrayLiteral(elems []string) string {
+	var b strings.Builder
+	b.WriteByte('{')
+	for i, e := range elems {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteByte('"')
+		for j := 0; j < len(e); j++ {
+			if e[j] == '"' || e[j] == '\\' {
+				b.WriteByte('\\')
+			}
+			b.WriteByte(e[j])
+		}
+		b.WriteByte('"')
+	}
+	b.WriteByte('}')
+	return b.String()
+}

@@ -2,11 +2,16 @@ package postgres
 
 import (
 	"bytes"
+	"context"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
+
+	"github.com/llmcost/llmcost/internal/postgres/pgtest"
 )
 
 // TestFastArraysEncodeAsPgx: the direct plans write exactly the bytes
@@ -127,4 +132,38 @@ func BenchmarkUUIDArrayEncode(b *testing.B) {
 			}
 		}
 	})
+}
+
+// TestTextArrayLiteralRoundTrips: PostgreSQL reads every literal back as
+// the elements it was written from, whatever they hold, as run_steps'
+// insert casts them (m::text[] over unnest).
+func TestTextArrayLiteralRoundTrips(t *testing.T) {
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, pgtest.NewDatabase(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	cases := [][]string{{}, {""}, {"gpt-4o"}, {"claude-sonnet-4-5", "gpt-4o-mini"},
+		{`a"b`, `back\slash`, `\"`, "with,comma", "{braces}", "NULL", "null", " spaced ", "ünïcödé", "tab\there", "line\nbreak"}}
+	lits := make([]string, len(cases))
+	for i, c := range cases {
+		lits[i] = textArrayLiteral(c)
+	}
+	rows, err := conn.Query(ctx, `SELECT m::text[] FROM unnest($1::text[]) WITH ORDINALITY AS u(m, i) ORDER BY i`, lits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := pgx.CollectRows(rows, pgx.RowTo[[]string])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(cases) {
+		t.Fatalf("%d arrays back, want %d", len(got), len(cases))
+	}
+	for i, c := range cases {
+		if !slices.Equal(got[i], c) || got[i] == nil {
+			t.Errorf("%s read back as %q, want %q", lits[i], got[i], c)
+		}
+	}
 }

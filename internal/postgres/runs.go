@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -225,13 +224,12 @@ SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::timesta
 	if len(st.p) > 0 {
 		// Steps also carry the run's agent and first call, and their tool
 		// calls and models, for the agent detail (migration 0021). A models
-		// array goes as one JSON text per step: unnest cannot take an array
-		// of arrays of different lengths.
+		// array goes as one text[] literal per step (textArrayLiteral).
 		b.Queue(`INSERT INTO run_steps (project_id, trace_id, step_name, calls, cost_nano, tokens,
   latency_sum, latency_count, success_calls, agent_name, first_ts, tool_calls, models)
-SELECT p, t, n, c, co, tk, ls, lc, sc, a, f, tc, ARRAY(SELECT jsonb_array_elements_text(m))
+SELECT p, t, n, c, co, tk, ls, lc, sc, a, f, tc, m::text[]
 FROM unnest($1::uuid[], $2::text[], $3::text[], $4::bigint[], $5::bigint[], $6::bigint[],
-  $7::bigint[], $8::bigint[], $9::bigint[], $10::text[], $11::timestamptz[], $12::bigint[], $13::jsonb[])
+  $7::bigint[], $8::bigint[], $9::bigint[], $10::text[], $11::timestamptz[], $12::bigint[], $13::text[])
   AS u(p, t, n, c, co, tk, ls, lc, sc, a, f, tc, m)`, st.p, st.t, st.name, st.calls, st.cost, st.tokens,
 			st.latSum, st.latCount, st.success, st.agent, st.first, st.toolCalls, st.models)
 	}
@@ -291,8 +289,7 @@ type stepCols struct {
 func (c *stepCols) add(br builtRun, g runs.Group) {
 	c.groupCols.add(br.RunKey, g)
 	c.agent, c.first, c.toolCalls = append(c.agent, br.AgentName), append(c.first, br.FirstTS), append(c.toolCalls, g.ToolCalls)
-	models, _ := json.Marshal(append([]string{}, g.Models...)) // "[]", never "null"; a []string always marshals
-	c.models = append(c.models, string(models))
+	c.models = append(c.models, textArrayLiteral(g.Models))
 }
 
 func (c *groupCols) add(k RunKey, g runs.Group) {
