@@ -87,10 +87,17 @@ type TableSize struct {
 	Rows  int64 // the planner's estimate
 }
 
-// TableSizes lists the tables of the public schema, largest first.
+// TableSizes lists the tables of the public schema, largest first; a
+// partitioned table (rollup_day, migration 0025) counts its partitions'
+// pages and rows, which are not listed on their own.
 func (db *DB) TableSizes(ctx context.Context) ([]TableSize, error) {
-	rows, err := db.Pool.Query(ctx, `SELECT relname, pg_total_relation_size(oid), greatest(reltuples, 0)::bigint
-		FROM pg_class WHERE relkind IN ('r', 'p') AND relnamespace = 'public'::regnamespace
+	// pg_partition_tree lists nothing for a table that is not partitioned.
+	rows, err := db.Pool.Query(ctx, `SELECT c.relname,
+		  coalesce((SELECT sum(pg_total_relation_size(t.relid)) FROM pg_partition_tree(c.oid) t)::bigint,
+		    pg_total_relation_size(c.oid)),
+		  coalesce((SELECT sum(greatest(l.reltuples, 0)) FROM pg_partition_tree(c.oid) t
+		    JOIN pg_class l ON l.oid = t.relid WHERE t.isleaf)::bigint, greatest(c.reltuples, 0)::bigint)
+		FROM pg_class c WHERE c.relkind IN ('r', 'p') AND NOT c.relispartition AND c.relnamespace = 'public'::regnamespace
 		ORDER BY 2 DESC, 1`)
 	if err != nil {
 		return nil, translate(err, "tables")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/url"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -78,6 +79,13 @@ func TestTableSizesListsEvents(t *testing.T) {
 	i := slices.IndexFunc(sizes, func(s postgres.TableSize) bool { return s.Name == "events" })
 	if i < 0 || sizes[i].Bytes <= 0 {
 		t.Fatalf("events missing or empty in %+v", sizes)
+	}
+	// A partitioned table is listed once, with its partitions' pages.
+	if i := slices.IndexFunc(sizes, func(s postgres.TableSize) bool { return s.Name == "rollup_day" }); i < 0 || sizes[i].Bytes <= 0 {
+		t.Fatalf("rollup_day missing or empty in %+v", sizes)
+	}
+	if slices.ContainsFunc(sizes, func(s postgres.TableSize) bool { return strings.HasPrefix(s.Name, "rollup_day_") }) {
+		t.Fatalf("partitions listed on their own: %+v", sizes)
 	}
 	if !slices.IsSortedFunc(sizes, func(a, b postgres.TableSize) int { return int(b.Bytes - a.Bytes) }) {
 		t.Fatalf("not largest first: %+v", sizes)

@@ -31,12 +31,15 @@ func BenchmarkAnalytics(b *testing.B) {
 		}
 		srv := startLLMCost(b, ds.server.URL())
 		key := rotateKey(b, ds.db, ds.state.ProjectID)
+		timed := time.Now().UTC()
 		ts := timeReports(b, srv, key, benchdata.AgentName(0))
+		reportsEnd := time.Now().UTC()
 		detail := timeTraceDetail(b, srv, key, benchdata.TraceID(spec.Days-1, 0))
 		agents := timeAgentView(b, srv, key, benchdata.AgentName(0))
 		pages := timePages(b, srv, dashSession(b, srv, ds.db, ds.state.ProjectID), ds.state.ProjectID, benchdata.TraceID(spec.Days-1, 0))
 		srv.stop()
 		printTable("Report", ranges, ts)
+		fmt.Println(edgeNote(timed, reportsEnd))
 		// The optimisations (no range, 30 days) fill the 30d column.
 		printTable("Agent view (issue 12)", agentViewRanges, agents)
 		printPages(pages)
