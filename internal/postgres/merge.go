@@ -125,27 +125,38 @@ func mergeLocked(ctx context.Context, tx pgx.Tx, except *string) (MergeResult, e
 	if xmin <= watermark {
 		return res, nil
 	}
+	// Only the merge statement is planned without sorts (noSorts), in the
+	// same round trip; what the caller runs next in the transaction
+	// (RebuildRollups' rebuild) is planned as usual.
+	b := &pgx.Batch{}
+	b.Queue(noSorts)
 	var moved int64
-	if err := tx.QueryRow(ctx, mergeSQL, watermark, xmin, except).Scan(&res.Groups, &res.Rows, &moved); err != nil {
+	b.Queue(mergeSQL, watermark, xmin, except).QueryRow(func(row pgx.Row) error {
+		return row.Scan(&res.Groups, &res.Rows, &moved)
+	})
+	b.Queue(sortsAgain)
+	if err := tx.SendBatch(ctx, b).Close(); err != nil {
 		return res, err
 	}
 	res.Watermark = xmin
 	return res, nil
 }
 
+// noSorts makes the planner hash the merge's groups: it guesses the groups
+// of the nine key columns as many as the rows, and sorted the tail (wide
+// rows) and then its expansion into dimensions to group them, where
+// hashing them took a quarter less (one day's 111,111 calls at 10 M
+// events: 1.37–1.43 s sorted, 1.05 s hashed; BenchmarkMergeSteady
+// 877–1,038 ms against 746–852 ms). A hash that outgrows work_mem spills
+// to disk (PostgreSQL 13 and later), so a large backlog still merges.
+// sortsAgain undoes it for the rest of the transaction.
+const noSorts, sortsAgain = `SET LOCAL enable_sort = off`, `SET LOCAL enable_sort = on`
+
 // mergeSettings: the planner must see the watermark's value to pick the BRIN
 // index on tx (a generic plan guesses a third of the table); a tail grown
 // behind a long transaction may take a while and some memory to group.
-// enable_sort off: the planner guesses the groups of nine key columns as
-// many as the rows and sorts the tail (wide rows) and then its expansion
-// into dimensions to group them, where hashing them took a quarter less
-// (one day's 111,111 calls at 10 M events: 1.37–1.43 s sorted, 1.05 s
-// hashed; BenchmarkMergeSteady 877–1,038 ms against 746–852 ms). A hash
-// that outgrows work_mem spills to disk (PostgreSQL 13 and later), so a
-// large backlog still merges. RebuildRollups, which merges in the same
-// transaction, turns it back on for its own statements.
 const mergeSettings = `SET LOCAL plan_cache_mode = force_custom_plan; SET LOCAL statement_timeout = '10min';
-SET LOCAL work_mem = '64MB'; SET LOCAL enable_sort = off`
+SET LOCAL work_mem = '64MB'`
 
 // MergeHorizon is the id the next transaction will get: every event stored
 // before the call has a lower tx, so all of them are in the rollups once

@@ -24,9 +24,8 @@ func (db *DB) RebuildRollups(ctx context.Context, projectID string) error {
 			return err
 		}
 		// A rebuild after a bulk load groups millions of events: no
-		// request timeout, enough memory for the GROUP BYs not to spill, and
-		// sorting allowed again (mergeSettings turned it off for the merge).
-		if _, err := tx.Exec(ctx, "SET LOCAL statement_timeout = 0; SET LOCAL work_mem = '256MB'; SET LOCAL enable_sort = on"); err != nil {
+		// request timeout, and enough memory for the GROUP BYs not to spill.
+		if _, err := tx.Exec(ctx, "SET LOCAL statement_timeout = 0; SET LOCAL work_mem = '256MB'"); err != nil {
 			return err
 		}
 		if _, err := tx.Exec(ctx, `SELECT llmcost_rebuild_rollups($1::uuid, $2)`, projectID, res.Watermark); err != nil {

@@ -10,8 +10,7 @@ import (
 // TestRollupDayPartitions: migration 0025's partitions hold what their
 // names say once the merger has written the day rows: the all-agents agent
 // and model rows together, the other all-agents rows, the per-agent rows;
-// each holds some, and the rows of one project are still all read back
-// through rollup_day.
+// each holds some. (TestRollupsEqualTheEvents checks their sums.)
 func TestRollupDayPartitions(t *testing.T) {
 	db := openDB(t)
 	ctx := context.Background()

@@ -39,7 +39,7 @@ func BenchmarkAnalytics(b *testing.B) {
 		pages := timePages(b, srv, dashSession(b, srv, ds.db, ds.state.ProjectID), ds.state.ProjectID, benchdata.TraceID(spec.Days-1, 0))
 		srv.stop()
 		printTable("Report", ranges, ts)
-		fmt.Println(edgeNote(timed, reportsEnd))
+		fmt.Println(edgeNote(timed, reportsEnd, ds.state.Anchor))
 		// The optimisations (no range, 30 days) fill the 30d column.
 		printTable("Agent view (issue 12)", agentViewRanges, agents)
 		printPages(pages)

@@ -145,17 +145,23 @@ func printTable(title string, rs []string, ts []timing) {
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.1f", float64(d.Microseconds())/1000) }
 
-// edgeNote says how much of each timed window was read from raw events. A
-// window's partial hours are read raw (docs/analytics.md "Reads"): the
-// first holds the calls from the window's start to the next whole hour,
-// the last those since the last whole hour, which this dataset (ending at
-// its anchor) leaves empty. Timed at 12:05 a report reads 55 minutes of
-// calls raw, at 12:55 five, so figures taken at different minutes differ by
-// up to 6× at 24h; live traffic reads about an hour of calls across the
-// two edges at any minute.
-func edgeNote(start, end time.Time) string {
-	raw := func(t time.Time) int { return 60 - t.Minute() }
-	return fmt.Sprintf("\nreports timed %s–%s UTC: each window's first partial hour held %d to %d minutes of calls, read raw; "+
-		"the last held none (the dataset ends at its anchor)", start.Format("15:04"), end.Format("15:04"),
-		min(raw(start), raw(end)), max(raw(start), raw(end)))
+// edgeNote says how many minutes of calls each timed window read from raw
+// events, between start and end. A window's partial hours are read raw
+// (docs/analytics.md "Reads"): the first holds the calls from the window's
+// start to the next whole hour, the last those since the last whole hour,
+// up to the dataset's anchor (its last call). Timed at 12:05 a report reads
+// 55 minutes of calls raw at its first edge, at 12:55 five, so figures
+// taken at different minutes differ by up to 6× at 24h; live traffic reads
+// about an hour of calls across the two edges at any minute.
+func edgeNote(start, end, anchor time.Time) string {
+	raw := func(t time.Time) string {
+		last := t
+		if anchor.Before(last) {
+			last = anchor
+		}
+		return fmt.Sprintf("%d and %d", 60-t.Minute(), max(0, int(last.Sub(t.Truncate(time.Hour)).Minutes())))
+	}
+	return fmt.Sprintf("\nreports timed %s–%s UTC: minutes of calls read raw at a window's first and last partial hour: "+
+		"%s at the start, %s at the end (the dataset ends at its anchor, %s)", start.Format("15:04"), end.Format("15:04"),
+		raw(start), raw(end), anchor.UTC().Format("15:04"))
 }
