@@ -21,6 +21,7 @@ import (
 	"github.com/llmcost/llmcost/apiserver"
 	"github.com/llmcost/llmcost/apiserver/respond"
 	"github.com/llmcost/llmcost/internal/apierr"
+	"github.com/llmcost/llmcost/internal/backlog"
 	"github.com/llmcost/llmcost/internal/catalogsync"
 	"github.com/llmcost/llmcost/internal/jobs"
 	"github.com/llmcost/llmcost/internal/postgres"
@@ -42,6 +43,7 @@ type Extension struct {
 	jobs      *jobs.Runner
 	redis     *ratelimit.Redis // the rate-limit counter when redis_url is set
 	merger    *merger
+	backlog   *backlog.Gate
 	webhooks  *webhook.Client
 	api       *apiserver.Server
 	server    *http.Server
@@ -116,7 +118,9 @@ func (e *Extension) Start(ctx context.Context, host component.Host) error {
 	} else if n > 0 {
 		log.Info("run tables filled for older events", zap.Int("projects", n))
 	}
-	e.merger = startMerger(db, e.cfg.RollupMergeInterval, log)
+	e.backlog = &backlog.Gate{Limits: backlog.Limits{Rollups: e.cfg.Backpressure.MaxMergeBacklog,
+		Runs: e.cfg.Backpressure.MaxRunBacklog}}
+	e.merger = startMerger(db, e.cfg.RollupMergeInterval, log, e.backlog)
 	e.startPricing(ctx)
 	accounts := e.cfg.Accounts.accounts(log)
 	if err := e.startJobs(ctx, accounts.Mailer); err != nil {
@@ -138,6 +142,7 @@ func (e *Extension) Start(ctx context.Context, host component.Host) error {
 		Accounts: accounts, Jobs: e.jobs, MaxListLimit: e.cfg.MaxListLimit, Webhooks: e.webhooks,
 		// A tenth of the write timeout is left to write the 503.
 		RequestTimeout: e.cfg.HTTP.WriteTimeout - e.cfg.HTTP.WriteTimeout/10,
+		Backlog:        e.backlog,
 	})
 	return e.listen(ctx, host)
 }

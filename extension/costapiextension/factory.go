@@ -45,6 +45,13 @@ const (
 	// DefaultRollupMergeInterval keeps the reports' raw tail to about a
 	// second of ingest.
 	DefaultRollupMergeInterval = time.Second
+	// DefaultMaxMergeBacklog keeps the calls every report reads raw to a
+	// few tens of milliseconds of reading (docs/analytics.md,
+	// "Back-pressure").
+	DefaultMaxMergeBacklog = 100_000
+	// DefaultMaxRunBacklog keeps the runs a run report refreshes first to
+	// a few hundred milliseconds of work at most.
+	DefaultMaxRunBacklog = 20_000
 )
 
 // NewFactory returns the extension's factory.
@@ -75,6 +82,7 @@ func createDefaultConfig() component.Config {
 		MaxListLimit: apiserver.DefaultMaxListLimit,
 
 		RollupMergeInterval: DefaultRollupMergeInterval,
+		Backpressure:        BackpressureConfig{MaxMergeBacklog: DefaultMaxMergeBacklog, MaxRunBacklog: DefaultMaxRunBacklog},
 
 		Accounts: defaultAccountsConfig(),
 		Jobs:     defaultJobsConfig(),

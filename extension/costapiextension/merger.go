@@ -7,6 +7,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/llmcost/llmcost/internal/backlog"
 	"github.com/llmcost/llmcost/internal/postgres"
 )
 
@@ -25,8 +26,14 @@ type merger struct {
 	wg     sync.WaitGroup
 }
 
-// startMerger runs the merge loops on db until stop.
-func startMerger(db *postgres.DB, every time.Duration, log *zap.Logger) *merger {
+// lagEvery is how often the mergers' lag is read for the gate: often
+// enough that a burst is refused within a fraction of the bound (at
+// 10,000 calls a second, 5,000 calls), seldom enough to cost nothing.
+const lagEvery = 500 * time.Millisecond
+
+// startMerger runs the merge loops on db until stop, and keeps gate's
+// snapshot of their lag current.
+func startMerger(db *postgres.DB, every time.Duration, log *zap.Logger, gate *backlog.Gate) *merger {
 	ctx, cancel := context.WithCancel(context.Background())
 	m := &merger{ctx: ctx, cancel: cancel}
 	rollups := func(ctx context.Context) error {
@@ -43,6 +50,15 @@ func startMerger(db *postgres.DB, every time.Duration, log *zap.Logger) *merger 
 	}
 	m.wg.Go(func() { loop(ctx, every, log, "events into the analytics rollups", rollups) })
 	m.wg.Go(func() { loop(ctx, every, log, "marked runs into the run tables", runs) })
+	lag := func(ctx context.Context) error {
+		snap, err := db.MergeLags(ctx)
+		if err == nil {
+			snap.Taken = time.Now()
+			gate.Set(snap)
+		}
+		return err
+	}
+	m.wg.Go(func() { loop(ctx, min(every, lagEvery), log, "lag of the mergers (for back-pressure)", lag) })
 	return m
 }
 

@@ -36,6 +36,11 @@ type DB struct {
 	Enqueue func(ctx context.Context, tx pgx.Tx, envs []webhook.Envelope) error
 	// keys caches authenticated API keys (CacheAPIKeys); nil: none.
 	keys *keyCache
+	// MergeSlice bounds the calls one rollup merge step folds
+	// (DefaultMergeSlice when 0); MergeTimeout is a step's statement
+	// timeout (10 minutes when 0). Set them before the merger starts.
+	MergeSlice   int64
+	MergeTimeout time.Duration
 }
 
 // Open connects to url with a bounded pool. A pool that cannot hand out a

@@ -1,0 +1,155 @@
+// Package backlog says how far llmcost's asynchronous mergers are behind
+// ingest and whether a project's next batch may be stored now. Reports stay
+// exact by reading what the mergers have not folded yet raw, so their
+// speed depends on that backlog; ingest pushes back (503 with Retry-After)
+// before it grows past a bound, and it pushes back on the projects that
+// make it, so one project's back-fill is that project's wait. Pure: the
+// store reads the figures, the extension refreshes them, the API asks.
+package backlog
+
+import (
+	"sync/atomic"
+	"time"
+)
+
+// Merger names one asynchronous merger.
+type Merger string
+
+// The mergers: the rollup merger (events into the analytics rollups,
+// backlog in calls), the run merger (marked runs into the run tables,
+// backlog in runs) and the alert drain (queued alerts, in queued rows).
+const (
+	Rollups Merger = "rollups"
+	Runs    Merger = "runs"
+	Alerts  Merger = "alerts"
+)
+
+// Mergers lists every merger, in the order they are shown.
+var Mergers = []Merger{Rollups, Runs, Alerts}
+
+// ProjectLag is one project's share of a merger's backlog.
+type ProjectLag struct {
+	// Backlog is the work waiting: calls, runs or queued rows.
+	Backlog int64
+	// Seconds is the age of the oldest item waiting.
+	Seconds float64
+}
+
+// Lag is one merger's backlog over the deployment and per project.
+type Lag struct {
+	ProjectLag
+	Projects map[string]ProjectLag
+}
+
+// Snapshot is every merger's lag at one instant.
+type Snapshot struct {
+	Taken time.Time
+	Lags  map[Merger]Lag
+}
+
+// Add counts a project's backlog in merger m.
+func (s *Snapshot) Add(m Merger, project string, p ProjectLag) {
+	if s.Lags == nil {
+		s.Lags = map[Merger]Lag{}
+	}
+	l := s.Lags[m]
+	if l.Projects == nil {
+		l.Projects = map[string]ProjectLag{}
+	}
+	old := l.Projects[project]
+	l.Projects[project] = ProjectLag{Backlog: old.Backlog + p.Backlog, Seconds: max(old.Seconds, p.Seconds)}
+	l.Backlog += p.Backlog
+	l.Seconds = max(l.Seconds, p.Seconds)
+	s.Lags[m] = l
+}
+
+// Project is the lag of one project in merger m (zero when it has none).
+func (s Snapshot) Project(m Merger, project string) ProjectLag {
+	return s.Lags[m].Projects[project]
+}
+
+// Limits bound the backlogs ingest lets build up; 0 leaves a merger
+// unbounded.
+type Limits struct {
+	// Rollups bounds the calls stored and not yet merged into the rollups:
+	// every report reads them raw.
+	Rollups int64
+	// Runs bounds the runs marked and not yet refreshed: a run report
+	// refreshes its project's marked runs before it reads.
+	Runs int64
+}
+
+func (l Limits) of(m Merger) int64 {
+	switch m {
+	case Rollups:
+		return l.Rollups
+	case Runs:
+		return l.Runs
+	}
+	return 0
+}
+
+// Decision is whether a batch may be stored now.
+type Decision struct {
+	OK bool
+	// Merger is the merger that is too far behind, with its deployment
+	// backlog, the bound, and the project's share of the backlog.
+	Merger                  Merger
+	Backlog, Bound, Project int64
+	// RetryAfter is when the client should send the batch again.
+	RetryAfter time.Duration
+}
+
+// MaxRetryAfter caps the delay a refused client is asked to wait.
+const MaxRetryAfter = 30 * time.Second
+
+// Admit decides whether project may store a batch now. A merger whose
+// deployment backlog is over its bound refuses the projects that hold at
+// least an equal share of the bound (the bound divided among the projects
+// with a backlog): the project that floods it waits, the others are still
+// served, and the backlog falls back under the bound as the merger drains
+// it. The refused client is asked to wait about as long as the merger
+// needs for the project's excess (one second per half bound, at least
+// one, at most MaxRetryAfter).
+func (l Limits) Admit(s Snapshot, project string) Decision {
+	for _, m := range Mergers {
+		bound, lag := l.of(m), s.Lags[m]
+		if bound <= 0 || lag.Backlog <= bound {
+			continue
+		}
+		mine := lag.Projects[project].Backlog
+		share := bound / int64(max(1, len(lag.Projects)))
+		if mine == 0 || mine < share {
+			continue
+		}
+		wait := time.Second + time.Duration(float64(mine-share)/float64(bound)*float64(2*time.Second))
+		return Decision{Merger: m, Backlog: lag.Backlog, Bound: bound, Project: mine,
+			RetryAfter: min(wait.Round(time.Second), MaxRetryAfter)}
+	}
+	return Decision{OK: true}
+}
+
+// Gate holds the latest snapshot for the ingest handlers to ask.
+type Gate struct {
+	Limits Limits
+	snap   atomic.Pointer[Snapshot]
+}
+
+// Set replaces the snapshot.
+func (g *Gate) Set(s Snapshot) { g.snap.Store(&s) }
+
+// Snapshot is the latest snapshot (empty before the first).
+func (g *Gate) Snapshot() Snapshot {
+	if s := g.snap.Load(); s != nil {
+		return *s
+	}
+	return Snapshot{}
+}
+
+// Admit decides on the latest snapshot; a nil gate admits everything.
+func (g *Gate) Admit(project string) Decision {
+	if g == nil {
+		return Decision{OK: true}
+	}
+	return g.Limits.Admit(g.Snapshot(), project)
+}
