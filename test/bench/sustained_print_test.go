@@ -137,13 +137,15 @@ func (r *sustainedRun) printLag(o *mdOut) {
 	}
 	step := lagStep(r.toLastAck)
 	o.printf("\nMerge lag over time (the last sample of every %s; drain: after the last acknowledgement):\n\n", step)
-	o.printf("| elapsed | acked calls | rollups backlog (lag s) | runs backlog (lag s) | alerts backlog (lag s) |\n|---|---|---|---|---|\n")
+	o.printf("| elapsed | acked calls | acked since the row before (calls/s) | rollups backlog (lag s) | runs backlog (lag s) | alerts backlog (lag s) |\n|---|---|---|---|---|---|\n")
+	var prev lagSample
 	for _, s := range lagRows(r.samples, step) {
 		el := s.elapsed.Round(time.Second).String()
 		if s.elapsed > r.toLastAck {
 			el += " drain"
 		}
-		o.printf("| %s | %d |", el, s.acked)
+		o.printf("| %s | %d | %.0f |", el, s.acked, float64(s.acked-prev.acked)/(s.elapsed-prev.elapsed).Seconds())
+		prev = s
 		for _, name := range mergerNames {
 			if m, ok := s.mergers[name]; ok {
 				o.printf(" %d (%.1f) |", m.Backlog, m.LagSeconds)

@@ -152,9 +152,9 @@ func runSustained(b *testing.B, cfg sustainedConfig) *sustainedRun {
 	dbURL := withDatabase(server.URL(), sustainedDatabase)
 	srv := startLLMCost(b, dbURL)
 	defer srv.stop()
-	projA, keyA := srv.register(b)
+	projA, keyA, tokenA := srv.registerAccount(b)
 	projB, keyB := srv.register(b)
-	r.budgetSet = setBudget(srv, projA, keyA)
+	r.budgetSet = setBudget(srv, projA, tokenA)
 	db, err := postgres.OpenBulk(ctx, dbURL, 2)
 	if err != nil {
 		b.Fatal(err)
@@ -242,9 +242,10 @@ func (r *sustainedRun) streamA(b *testing.B, srv *llmcost, db *postgres.DB, dbUR
 
 // setBudget gives project A a budget of 1,000 USD with the default
 // thresholds, so its calls cross them and the alert drain has work, as in
-// production; it answers what happened, for the output.
-func setBudget(srv *llmcost, projectID, key string) string {
-	status, raw, err := srv.do("PUT", "/v1/projects/"+projectID+"/budget", key, []byte(`{"budget": 1000}`))
+// production (an API key may not set it: the owner's session does); it
+// answers what happened, for the output.
+func setBudget(srv *llmcost, projectID, token string) string {
+	status, raw, err := srv.do("PUT", "/v1/projects/"+projectID+"/budget", token, []byte(`{"budget": 1000}`))
 	if err != nil || status != 200 {
 		return fmt.Sprintf("not set (%d %v %.200s)", status, err, raw)
 	}

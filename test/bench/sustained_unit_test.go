@@ -1,6 +1,11 @@
 package bench
 
 import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -72,5 +77,38 @@ func TestReportTarget(t *testing.T) {
 		if _, ok := reportTarget(rd.name); !ok {
 			t.Errorf("%s has no target", rd.name)
 		}
+	}
+}
+
+// TestSendBatchRetries: a 503 is back-pressure, slept off for its
+// Retry-After and answered by sending the same batch again; any other
+// error status stops the stream.
+func TestSendBatchRetries(t *testing.T) {
+	var calls atomic.Int32
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		switch n := calls.Add(1); {
+		case string(body) != "batch":
+			w.WriteHeader(http.StatusBadRequest)
+		case n <= 2:
+			w.Header().Set("Retry-After", "0.01")
+			w.WriteHeader(http.StatusServiceUnavailable)
+		case n == 3:
+			w.WriteHeader(http.StatusOK)
+		default:
+			w.WriteHeader(http.StatusInternalServerError)
+		}
+	}))
+	defer ts.Close()
+	srv := &llmcost{URL: ts.URL, client: ts.Client()}
+	var st streamStats
+	if err := sendBatch(context.Background(), srv, "key", []byte("batch"), &st); err != nil {
+		t.Fatal(err)
+	}
+	if st.retries.Load() != 2 || time.Duration(st.retryWait.Load()) != 20*time.Millisecond || calls.Load() != 3 {
+		t.Errorf("%d retries, %s slept, %d requests; want 2, 20ms, 3", st.retries.Load(), time.Duration(st.retryWait.Load()), calls.Load())
+	}
+	if err := sendBatch(context.Background(), srv, "key", []byte("batch"), &st); err == nil {
+		t.Error("a 500 was taken for an acknowledgement")
 	}
 }
