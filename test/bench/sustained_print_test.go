@@ -85,6 +85,10 @@ func (r *sustainedRun) lagSourceText() string {
 }
 
 func (r *sustainedRun) printIngest(o *mdOut) {
+	if r.streamErr != nil {
+		o.printf("\n**The stream failed**: %v. Figures up to the failure follow.\n", r.streamErr)
+		return
+	}
 	calls := float64(r.sent)
 	ack := calls / r.toLastAck.Seconds()
 	o.printf("\n| Ingest | Value | Target | Verdict |\n|---|---|---|---|\n")
@@ -248,6 +252,9 @@ func (r *sustainedRun) printReads(o *mdOut) {
 // stored other than once.
 func (r *sustainedRun) failures() []string {
 	var out []string
+	if r.streamErr != nil {
+		return []string{r.streamErr.Error()}
+	}
 	for _, rp := range readerPhases {
 		if n5xx, nErr := r.reads.count5xx(rp[0], rp[1]); n5xx+nErr > 0 {
 			out = append(out, fmt.Sprintf("%s reads %s: %d 5xx, %d transport errors", rp[0], rp[1], n5xx, nErr))

@@ -99,6 +99,7 @@ type sustainedRun struct {
 	copied              int
 	budgetSet           string
 	budgetStateAtTheEnd string
+	streamErr           error // the stream stopped on an answer other than 200 or 503
 }
 
 // BenchmarkSustained is make bench-sustained (issue 27): project A streams
@@ -175,6 +176,10 @@ func runSustained(b *testing.B, cfg sustainedConfig) *sustainedRun {
 	fmt.Printf("project B: %d calls sent and merged in %s (%d 503s)\n", bStats.acked.Load(), r.bystanderTook.Round(time.Second), bStats.retries.Load())
 
 	r.streamA(b, srv, db, dbURL, projA, keyA, keyB)
+	if r.streamErr != nil {
+		r.ended, r.loadEnd = time.Now().UTC(), loadAverage()
+		return r
+	}
 
 	// The COPY reference, on a quiet server: llmcost stopped, its mergers
 	// done, the same rows stamped with a third project's id.
@@ -210,10 +215,15 @@ func (r *sustainedRun) streamA(b *testing.B, srv *llmcost, db *postgres.DB, dbUR
 	stopReads()
 	readers.Wait()
 	if err != nil {
+		// Stop here, but print what was measured so far: the lag and the
+		// reads up to the failure say why.
 		stopPolls()
 		pollers.Wait()
-		sampler.finish()
-		b.Fatalf("project A's calls: %v (%d acknowledged)", err, r.stats.acked.Load())
+		r.samples = sampler.finish()
+		r.lagSource, r.lagErrs = sampler.source, sampler.errs
+		r.sent = r.stats.acked.Load()
+		r.streamErr = fmt.Errorf("project A's calls: %w (%d acknowledged)", err, r.sent)
+		return
 	}
 	horizon, err := db.MergeHorizon(ctx)
 	if err != nil {

@@ -112,3 +112,21 @@ func TestSendBatchRetries(t *testing.T) {
 		t.Error("a 500 was taken for an acknowledgement")
 	}
 }
+
+// TestHealthMergers: health's optional mergers object as the lead's
+// change is to serve it, and its absence, which sends the bench to SQL.
+func TestHealthMergers(t *testing.T) {
+	body := `{"status":"ok","version":"x","timestamp":"t"}`
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, body) }))
+	defer ts.Close()
+	srv := &llmcost{URL: ts.URL, client: ts.Client()}
+	if _, status, ok := healthMergers(srv); ok || status != 200 {
+		t.Errorf("no mergers object: ok %v, status %d", ok, status)
+	}
+	body = `{"status":"ok","mergers":{"rollups":{"backlog":1200,"lag_seconds":1.5},"runs":{"backlog":3,"lag_seconds":0.25},` +
+		`"alerts":{"backlog":0,"lag_seconds":0}}}`
+	m, _, ok := healthMergers(srv)
+	if !ok || m["rollups"] != (mergerLag{1200, 1.5}) || m["runs"] != (mergerLag{3, 0.25}) || m["alerts"] != (mergerLag{}) {
+		t.Errorf("mergers %+v, ok %v", m, ok)
+	}
+}
