@@ -105,7 +105,7 @@ func startLagSampler(srv *llmcost, dbURL string, start time.Time, acked func() i
 		for tick := time.NewTicker(time.Second); ; {
 			t0 := time.Now()
 			m, status, ok := healthMergers(srv)
-			reads.add("health", "-", "health", "", status, time.Since(t0))
+			reads.add("health", "-", "health", "", status, time.Since(t0), "")
 			source := "health"
 			if !ok && time.Since(lastSQL) >= sqlEvery-100*time.Millisecond {
 				lastSQL, source = time.Now(), "sql"

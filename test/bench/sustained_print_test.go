@@ -70,6 +70,7 @@ func (r *sustainedRun) print(o *mdOut) {
 		"through POST /v1/events/batch in %d-call batches from %d clients. Project B (the bystander) holds %d calls, "+
 		"sent and merged in %s beforehand. Budget on A: %s. Merge lag read from %s.\n",
 		r.sent, ingestBatch, r.cfg.clients, r.cfg.bystander, r.bystanderTook.Round(time.Second), r.budgetSet, r.lagSourceText())
+	r.printSummary(o)
 	r.printIngest(o)
 	r.printLag(o)
 	r.printReports(o)
@@ -118,6 +119,8 @@ func (r *sustainedRun) printIngest(o *mdOut) {
 	o.printf("| 503 answers (back-pressure), total Retry-After slept | %d, %s | – | |\n", r.stats.retries.Load(),
 		time.Duration(r.stats.retryWait.Load()).Round(time.Millisecond))
 	o.printf("| batches acknowledged; outcomes sent | %d; %d | – | |\n", r.stats.batches.Load(), r.stats.outcomes.Load())
+	o.printf("| this process's CPU while A streamed (generating and encoding the calls, the readers, pollers and sampler) | %s (%.2f of a core) | – | |\n",
+		r.benchCPU.Round(time.Second), r.benchCPU.Seconds()/r.toLastAck.Seconds())
 	o.printf("| A's events stored (count(*)) / calls acknowledged | %d / %d | equal | %s |\n", r.stored, r.sent, verdict(r.stored == r.sent))
 }
 
@@ -244,6 +247,9 @@ func (r *sustainedRun) printReads(o *mdOut) {
 	}
 	for _, f := range r.reads.failures {
 		o.printf("\nfailed read: %s\n", f)
+	}
+	if r.serverLog != "" {
+		o.printf("\nThe end of llmcost's log (level warn):\n\n```\n%s\n```\n", strings.TrimRight(r.serverLog, "\n"))
 	}
 }
 

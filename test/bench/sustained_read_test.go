@@ -36,9 +36,10 @@ func newReadLog() *readLog {
 	return &readLog{took: map[readKey][]time.Duration{}, statuses: map[[2]string]map[int]int{}, notFound: map[string]bool{}}
 }
 
-// add records one read. A 5xx is printed at once, loudly: the benchmark
-// fails on it at the end, after printing everything.
-func (l *readLog) add(reader, phase, name, rng string, status int, took time.Duration) {
+// add records one read (detail: what a failed one answered). A 5xx is
+// printed at once, loudly: the benchmark fails on it at the end, after
+// printing everything.
+func (l *readLog) add(reader, phase, name, rng string, status int, took time.Duration, detail string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	k := [2]string{reader, phase}
@@ -54,10 +55,11 @@ func (l *readLog) add(reader, phase, name, rng string, status int, took time.Dur
 		l.notFound[name] = true
 	default:
 		if status >= 500 {
-			fmt.Printf("!!! %s read %s %s (%s): %d after %s\n", reader, name, rng, phase, status, took.Round(time.Millisecond))
+			fmt.Printf("!!! %s read %s %s (%s): %d after %s: %s\n", reader, name, rng, phase, status, took.Round(time.Millisecond), detail)
 		}
 		if len(l.failures) < 20 {
-			l.failures = append(l.failures, fmt.Sprintf("%s %s %s %s: %d after %s", reader, phase, name, rng, status, took.Round(time.Millisecond)))
+			l.failures = append(l.failures, fmt.Sprintf("%s %s %s %s: %d after %s: %s", reader, phase, name, rng, status,
+				took.Round(time.Millisecond), detail))
 		}
 	}
 }
@@ -101,14 +103,20 @@ func reportReads() []timedRead {
 	return append(out, timedRead{"agents/summary", "30d", "/v1/analytics/agents/summary?range=30d"})
 }
 
-// readOnce times one GET, reading the body to the end.
-func readOnce(srv *llmcost, key, path string) (int, time.Duration) {
+// readOnce times one GET, reading the body to the end; detail is the
+// start of the body (or the error) of an answer other than 200, for the
+// failures list.
+func readOnce(srv *llmcost, key, path string) (status int, took time.Duration, detail string) {
 	t0 := time.Now()
-	status, _, err := srv.do("GET", path, key, nil)
-	if err != nil {
-		return 0, time.Since(t0)
+	status, raw, err := srv.do("GET", path, key, nil)
+	took = time.Since(t0)
+	switch {
+	case err != nil:
+		return 0, took, err.Error()
+	case status != http.StatusOK:
+		return status, took, fmt.Sprintf("%.300s", raw)
 	}
-	return status, time.Since(t0)
+	return status, took, ""
 }
 
 // readCycling reads every report in turn, one request after another, until
@@ -127,11 +135,11 @@ func readCycling(ctx context.Context, srv *llmcost, key, reader, phase string, l
 			if skip {
 				continue
 			}
-			status, took := readOnce(srv, key, r.path)
+			status, took, detail := readOnce(srv, key, r.path)
 			if ctx.Err() != nil && status == 0 {
 				return
 			}
-			log.add(reader, phase, r.name, r.rng, status, took)
+			log.add(reader, phase, r.name, r.rng, status, took, detail)
 		}
 	}
 }
@@ -146,8 +154,8 @@ func readEach(srv *llmcost, key, reader, phase string, n int, log *readLog) {
 			skip := log.notFound[r.name]
 			log.mu.Unlock()
 			if !skip {
-				status, took := readOnce(srv, key, r.path)
-				log.add(reader, phase, r.name, r.rng, status, took)
+				status, took, detail := readOnce(srv, key, r.path)
+				log.add(reader, phase, r.name, r.rng, status, took, detail)
 			}
 		}
 	}
@@ -186,7 +194,7 @@ func pollBudget(ctx context.Context, srv *llmcost, projectID, key string, phase 
 						status = resp.StatusCode
 					}
 				}
-				log.add("budget-state", phase.Load().(string), "budget-state", "", status, time.Since(t0))
+				log.add("budget-state", phase.Load().(string), "budget-state", "", status, time.Since(t0), "")
 			}
 		})
 	}

@@ -34,13 +34,31 @@ type streamStats struct {
 	lastAck   atomic.Int64 // UnixNano of the last acknowledgement
 }
 
-// chunks generates the spec's days oldest first, one at a time (ten
-// million calls are never held at once), and cuts them into batches of
-// ingestBatch calls, carrying a day's remainder into the next batch, until
-// ctx ends.
+// chunks generates the spec's days oldest first (ten million calls are
+// never held at once, only the day being sent and the next) and cuts them
+// into batches of ingestBatch calls, carrying a day's remainder into the
+// next batch, until ctx ends. The next day is generated while this one is
+// sent: generating one takes about a second, a stall the clients would
+// otherwise wait out every day.
 func chunks(ctx context.Context, spec benchdata.Spec, projectID string, anchor time.Time) <-chan chunk {
+	days := make(chan benchdata.Day, 1)
+	go func() {
+		defer close(days)
+		for d := range spec.Days {
+			select {
+			case days <- benchdata.Generate(spec, pricing.Builtin(), projectID, anchor, d):
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
 	out := make(chan chunk, 4)
 	go func() {
+		// Drain the generator when stopping early, so it ends too.
+		defer func() {
+			for range days {
+			}
+		}()
 		defer close(out)
 		var cur chunk
 		emit := func() bool {
@@ -52,8 +70,7 @@ func chunks(ctx context.Context, spec benchdata.Spec, projectID string, anchor t
 				return false
 			}
 		}
-		for d := range spec.Days {
-			day := benchdata.Generate(spec, pricing.Builtin(), projectID, anchor, d)
+		for day := range days {
 			last := map[string]int{} // trace → index of its last call
 			for i, ev := range day.Events {
 				last[ev.TraceID] = i

@@ -6,8 +6,10 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -99,7 +101,30 @@ type sustainedRun struct {
 	copied              int
 	budgetSet           string
 	budgetStateAtTheEnd string
-	streamErr           error // the stream stopped on an answer other than 200 or 503
+	streamErr           error         // the stream stopped on an answer other than 200 or 503
+	benchCPU            time.Duration // this process's CPU while A streamed: the load generator's share of the cores
+	serverLog           string        // the end of llmcost's log (warnings and errors), read once it stopped
+}
+
+// tail is the last n bytes of s, from a line's start.
+func tail(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	s = s[len(s)-n:]
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[i+1:]
+	}
+	return s
+}
+
+// processCPU is this process's user and system CPU so far.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // BenchmarkSustained is make bench-sustained (issue 27): project A streams
@@ -177,6 +202,8 @@ func runSustained(b *testing.B, cfg sustainedConfig) *sustainedRun {
 
 	r.streamA(b, srv, db, dbURL, projA, keyA, keyB)
 	if r.streamErr != nil {
+		srv.stop()
+		r.serverLog = tail(srv.output.String(), 3000)
 		r.ended, r.loadEnd = time.Now().UTC(), loadAverage()
 		return r
 	}
@@ -185,6 +212,7 @@ func runSustained(b *testing.B, cfg sustainedConfig) *sustainedRun {
 	// done, the same rows stamped with a third project's id.
 	projC, _ := srv.register(b)
 	srv.stop()
+	r.serverLog = tail(srv.output.String(), 3000)
 	r.copied, r.copyRate = copyReference(b, db, cfg, projC, r.anchor)
 	r.ended, r.loadEnd = time.Now().UTC(), loadAverage()
 	return r
@@ -205,12 +233,14 @@ func (r *sustainedRun) streamA(b *testing.B, srv *llmcost, db *postgres.DB, dbUR
 	pollers.Go(func() { pollBudget(pollCtx, srv, projA, keyA, &phase, r.reads) })
 	readers.Go(func() { readCycling(readCtx, srv, keyA, "A", phaseDuring, r.reads) })
 	readers.Go(func() { readCycling(readCtx, srv, keyB, "B", phaseDuring, r.reads) })
+	cpu0 := processCPU()
 	start := time.Now()
 	r.anchor = start.UTC()
 	sampler := startLagSampler(srv, dbURL, start, r.stats.acked.Load, r.reads)
 	fmt.Printf("project A: streaming %d calls from %d clients\n", r.cfg.events, r.cfg.clients)
 	err := stream(srv, keyA, spec, projA, r.anchor, r.cfg.clients, &r.stats)
 	r.toLastAck = time.Unix(0, r.stats.lastAck.Load()).Sub(start)
+	r.benchCPU = processCPU() - cpu0
 	phase.Store(phaseAfter)
 	stopReads()
 	readers.Wait()
