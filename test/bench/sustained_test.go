@@ -239,7 +239,10 @@ func (r *sustainedRun) streamA(b *testing.B, srv *llmcost, db *postgres.DB, dbUR
 	sampler := startLagSampler(srv, dbURL, start, r.stats.acked.Load, r.reads)
 	fmt.Printf("project A: streaming %d calls from %d clients\n", r.cfg.events, r.cfg.clients)
 	err := stream(srv, keyA, spec, projA, r.anchor, r.cfg.clients, &r.stats)
-	r.toLastAck = time.Unix(0, r.stats.lastAck.Load()).Sub(start)
+	r.toLastAck = time.Since(start) // when no batch was acknowledged at all
+	if last := r.stats.lastAck.Load(); last != 0 {
+		r.toLastAck = time.Unix(0, last).Sub(start)
+	}
 	r.benchCPU = processCPU() - cpu0
 	phase.Store(phaseAfter)
 	stopReads()
