@@ -65,11 +65,11 @@ const pendingUpsert = `, rp AS (
 const pendingEarlier = `(runs_pending.first_ts IS NULL AND excluded.first_ts IS NOT NULL
       OR (excluded.first_ts, excluded.first_event_id COLLATE "C") < (runs_pending.first_ts, runs_pending.first_event_id COLLATE "C"))`
 
-// pendingChunk is how many marked runs one refresh transaction takes. The
-// day keys of a chunk's runs are recomputed once, from all their runs, so
-// larger chunks cost less in all; an ingest marking one of the chunk's runs
-// waits for the chunk's commit, which MergeRuns' settling time makes rare.
-const pendingChunk = 2000
+// pendingChunk is how many marked runs one refresh transaction takes. A
+// chunk costs about what its runs cost (the daily rollups change by the
+// difference, run_delta.go), and a run report or an ingest that needs one
+// of its marks waits for its commit, so chunks are kept short.
+const pendingChunk = 500
 
 // pendingSQL locks marked runs of project $1 (NULL: every project) after
 // the key ($3, $4), in key order, marked $5 seconds ago or earlier (NULL:
