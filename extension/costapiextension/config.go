@@ -66,6 +66,11 @@ type Config struct {
 	RollupMergeInterval time.Duration `mapstructure:"rollup_merge_interval"`
 	// Backpressure bounds how far ingest may run ahead of the mergers.
 	Backpressure BackpressureConfig `mapstructure:"backpressure"`
+	// WorkNice is the nice value (0–19; 0 leaves it) of the database
+	// server processes that serve ingest and the mergers, when the server
+	// runs on this machine: reads then get a core first while calls pour
+	// in (docs/analytics.md, "Back-pressure").
+	WorkNice int `mapstructure:"work_nice"`
 	// Webhooks configures webhook deliveries (docs/guardrails.md).
 	Webhooks WebhooksConfig `mapstructure:"webhooks"`
 }
@@ -124,6 +129,9 @@ func (c *Config) Validate() error {
 	}
 	if c.Backpressure.MaxRunBacklog < 0 {
 		errs = append(errs, fmt.Errorf("backpressure.max_run_backlog: must be ≥ 0 (0: unbounded), got %d", c.Backpressure.MaxRunBacklog))
+	}
+	if c.WorkNice < 0 || c.WorkNice > 19 {
+		errs = append(errs, fmt.Errorf("work_nice: must be between 0 and 19, got %d", c.WorkNice))
 	}
 	if c.MaxListLimit < 1 {
 		errs = append(errs, fmt.Errorf("max_list_limit: must be ≥ 1, got %d", c.MaxListLimit))

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -90,6 +91,9 @@ func (e *Extension) Start(ctx context.Context, host component.Host) error {
 		return e.abort(fmt.Errorf("database: %w", err))
 	}
 	e.db = db
+	if err := db.OpenWork(ctx, url, e.cfg.MaxConns, e.cfg.WorkNice, e.renicedOnce(log)); err != nil {
+		return e.abort(fmt.Errorf("database: %w", err))
+	}
 	applied, err := db.Migrate(ctx, jobs.Migrate(log))
 	if err != nil {
 		return e.abort(fmt.Errorf("migrations: %w", err))
@@ -263,7 +267,22 @@ func (e *Extension) Fill(slot apiserver.Slot, h respond.Func) (release func(), e
 // resetPool drops every pooled connection, after the private server restarted.
 func (e *Extension) resetPool() {
 	if db := e.db; db != nil {
-		db.Pool.Reset()
+		db.Reset()
+	}
+}
+
+// renicedOnce logs, once, whether the work pool's server processes got
+// their lower priority.
+func (e *Extension) renicedOnce(log *zap.Logger) func(error) {
+	var once sync.Once
+	return func(err error) {
+		once.Do(func() {
+			if err != nil {
+				log.Info("ingest and the mergers run at the reads' CPU priority", zap.Error(err))
+				return
+			}
+			log.Debug("ingest and the mergers run at a lower CPU priority than the reads", zap.Int("nice", e.cfg.WorkNice))
+		})
 	}
 }
 

@@ -52,6 +52,9 @@ const (
 	// DefaultMaxRunBacklog keeps the runs a run report refreshes first to
 	// a few hundred milliseconds of work at most.
 	DefaultMaxRunBacklog = 20_000
+	// DefaultWorkNice is the lowest CPU priority: ingest and the mergers
+	// still get every core the reads leave idle.
+	DefaultWorkNice = 19
 )
 
 // NewFactory returns the extension's factory.
@@ -83,6 +86,7 @@ func createDefaultConfig() component.Config {
 
 		RollupMergeInterval: DefaultRollupMergeInterval,
 		Backpressure:        BackpressureConfig{MaxMergeBacklog: DefaultMaxMergeBacklog, MaxRunBacklog: DefaultMaxRunBacklog},
+		WorkNice:            DefaultWorkNice,
 
 		Accounts: defaultAccountsConfig(),
 		Jobs:     defaultJobsConfig(),

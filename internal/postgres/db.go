@@ -41,12 +41,29 @@ type DB struct {
 	// timeout (10 minutes when 0). Set them before the merger starts.
 	MergeSlice   int64
 	MergeTimeout time.Duration
+	// work, when opened (OpenWork), serves ingest and the mergers apart
+	// from the reads.
+	work *pgxpool.Pool
 }
 
 // Open connects to url with a bounded pool. A pool that cannot hand out a
 // connection within the acquire timeout fails fast, so callers get an
 // unavailable error instead of hanging.
 func Open(ctx context.Context, url string, maxConns int32) (*DB, error) {
+	cfg, err := poolConfig(url, maxConns)
+	if err != nil {
+		return nil, err
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	return &DB{Pool: pool}, nil
+}
+
+// poolConfig is the configuration of a pool of at most maxConns (0: pgx's
+// default) connections to url.
+func poolConfig(url string, maxConns int32) (*pgxpool.Config, error) {
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
 		return nil, fmt.Errorf("database url: %w", err)
@@ -66,17 +83,16 @@ func Open(ctx context.Context, url string, maxConns int32) (*DB, error) {
 		cfg.ConnConfig.RuntimeParams["jit"] = "off"
 	}
 	cfg.AfterConnect = useFastArrays
-	pool, err := pgxpool.NewWithConfig(ctx, cfg)
-	if err != nil {
-		return nil, err
-	}
-	return &DB{Pool: pool}, nil
+	return cfg, nil
 }
 
 // Close stops the key cache's listener and releases the pool.
 func (db *DB) Close() {
 	if db.keys != nil {
 		db.keys.stop()
+	}
+	if db.work != nil {
+		db.work.Close()
 	}
 	db.Pool.Close()
 }
