@@ -35,16 +35,16 @@ func (s *Server) slot(name Slot) respond.Func {
 		holder.mu.RLock()
 		h := holder.h
 		holder.mu.RUnlock()
+		if storing[name] {
+			if err := s.admit(callerOf(r).ProjectID); err != nil {
+				return err
+			}
+		}
 		if h == nil {
 			// 503, never 404: OTLP exporters and clients drop a batch
 			// answered 404 for good, and retry a 503.
 			return apierr.Unavailablef(nil, "the ingest pipeline is not running").
 				WithHint("the server is starting or stopping; retry after the Retry-After delay")
-		}
-		if storing[name] {
-			if err := s.admit(callerOf(r).ProjectID); err != nil {
-				return err
-			}
 		}
 		return h(w, r)
 	}
