@@ -67,9 +67,9 @@ type Config struct {
 	// Backpressure bounds how far ingest may run ahead of the mergers.
 	Backpressure BackpressureConfig `mapstructure:"backpressure"`
 	// WorkNice is the nice value (0–19; 0 leaves it) of the database
-	// server processes that serve ingest and the mergers, when the server
-	// runs on this machine: reads then get a core first while calls pour
-	// in (docs/analytics.md, "Back-pressure").
+	// server processes that serve ingest, when the server runs on this
+	// machine: reads and the mergers then get a core first while calls
+	// pour in (docs/analytics.md, "Back-pressure").
 	WorkNice int `mapstructure:"work_nice"`
 	// Webhooks configures webhook deliveries (docs/guardrails.md).
 	Webhooks WebhooksConfig `mapstructure:"webhooks"`

@@ -271,17 +271,17 @@ func (e *Extension) resetPool() {
 	}
 }
 
-// renicedOnce logs, once, whether the work pool's server processes got
-// their lower priority.
+// renicedOnce logs, once, whether ingest's server processes got their
+// lower priority.
 func (e *Extension) renicedOnce(log *zap.Logger) func(error) {
 	var once sync.Once
 	return func(err error) {
 		once.Do(func() {
 			if err != nil {
-				log.Info("ingest and the mergers run at the reads' CPU priority", zap.Error(err))
+				log.Info("ingest runs at the reads' CPU priority", zap.Error(err))
 				return
 			}
-			log.Debug("ingest and the mergers run at a lower CPU priority than the reads", zap.Int("nice", e.cfg.WorkNice))
+			log.Debug("ingest runs at a lower CPU priority than the reads and the mergers", zap.Int("nice", e.cfg.WorkNice))
 		})
 	}
 }

@@ -149,7 +149,7 @@ func (db *DB) MergeRollups(ctx context.Context) (MergeResult, error) {
 // Steps is 0 when there was nothing to merge.
 func (db *DB) MergeStep(ctx context.Context, horizon int64) (MergeResult, error) {
 	var res MergeResult
-	err := pgx.BeginFunc(ctx, db.workPool(), func(tx pgx.Tx) error {
+	err := pgx.BeginFunc(ctx, db.Pool, func(tx pgx.Tx) error {
 		var err error
 		res, err = mergeSlice(ctx, tx, horizon, cmp.Or(db.MergeSlice, DefaultMergeSlice), db.mergeTimeout())
 		return err
@@ -263,7 +263,7 @@ func (db *DB) MergedTo(ctx context.Context, horizon int64) (bool, error) {
 // holds the table (the lock it needs conflicts), which then summarizes
 // them itself.
 func (db *DB) SummarizeTail(ctx context.Context) error {
-	err := pgx.BeginFunc(ctx, db.workPool(), func(tx pgx.Tx) error {
+	err := pgx.BeginFunc(ctx, db.Pool, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `SET LOCAL lock_timeout = '20ms'`); err != nil {
 			return err
 		}

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 // Runs are refreshed outside the ingest transaction (migration 0020,
@@ -135,11 +134,11 @@ type window struct{ start, end *time.Time }
 // refreshAll refreshes the marked runs (of project, nil: all; that can
 // change a report over w) in one pass in key order, a chunk per
 // transaction.
-func (db *DB) refreshAll(ctx context.Context, pool *pgxpool.Pool, project *string, settled *float64, w window) (int, error) {
+func (db *DB) refreshAll(ctx context.Context, project *string, settled *float64, w window) (int, error) {
 	total, after := 0, noKey
 	for {
 		var keys []RunKey
-		err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+		err := pgx.BeginFunc(ctx, db.Pool, func(tx pgx.Tx) error {
 			var err error
 			keys, err = refreshPending(ctx, tx, project, after, settled, w)
 			return err
@@ -162,7 +161,7 @@ func (db *DB) refreshAll(ctx context.Context, pool *pgxpool.Pool, project *strin
 // one of them. It answers how many runs it refreshed.
 func (db *DB) MergeRuns(ctx context.Context, settled time.Duration) (int, error) {
 	secs := settled.Seconds()
-	return db.refreshAll(ctx, db.workPool(), nil, &secs, window{})
+	return db.refreshAll(ctx, nil, &secs, window{})
 }
 
 // FreshRuns refreshes the project's marked runs, if any, before a read of
@@ -187,8 +186,7 @@ func (db *DB) freshRuns(ctx context.Context, projectID string, w window) error {
 		projectID, w.start, w.end).Scan(&marked); err != nil || !marked {
 		return translate(err, "runs")
 	}
-	// At the reads' priority: the report waits for it.
-	_, err := db.refreshAll(ctx, db.Pool, &projectID, nil, w)
+	_, err := db.refreshAll(ctx, &projectID, nil, w)
 	return err
 }
 

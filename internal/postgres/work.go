@@ -10,18 +10,19 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
-// Ingest and the mergers can saturate the server's cores for as long as
-// calls pour in, and every report, budget-state poll and page then waits
-// for a core behind them: on two cores, reports that take milliseconds
-// took seconds, and a budget-state poll hundreds of milliseconds. Their
-// work is throughput work, the reads are latency work, so they run on a
-// pool of their own (OpenWork) whose server processes, when PostgreSQL
-// runs on this machine, get a lower CPU priority (a higher nice value):
-// the kernel then runs a read's process first whenever both want a core,
-// and gives ingest every core nobody else wants, so an idle server
-// ingests as fast as before.
+// Ingest can saturate the server's cores for as long as calls pour in, and
+// every report, budget-state poll and page then waits for a core behind
+// it: on two cores, reports that take milliseconds took seconds, and a
+// budget-state poll hundreds of milliseconds. Ingest is throughput work
+// and the source of every merger's work; the reads are latency work, and
+// the mergers are what keeps them fast. So ingest runs on a pool of its
+// own (OpenWork) whose server processes, when PostgreSQL runs on this
+// machine, get a lower CPU priority (a higher nice value): the kernel then
+// runs a read's or a merger's process first whenever both want a core,
+// so the mergers keep pace by taking the cores ingest would, and ingest
+// still gets every core nobody else wants, as fast as before when idle.
 
-// OpenWork opens the pool ingest and the mergers use, of at most maxConns
+// OpenWork opens the pool ingest uses, of at most maxConns
 // connections to url, each of whose server processes gets nice (0: left
 // as it is; 1–19: lower priority) when the server is a local PostgreSQL
 // (a Unix socket or a loopback address, a process named postgres). Where
@@ -75,8 +76,8 @@ func localHost(host string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// workPool is the pool of ingest and the mergers: the work pool when
-// opened, else the one pool.
+// workPool is the pool of ingest: the work pool when opened, else the one
+// pool.
 func (db *DB) workPool() *pgxpool.Pool {
 	if db.work != nil {
 		return db.work

@@ -28,7 +28,7 @@ func niceOf(t *testing.T, pid int) int {
 	return n
 }
 
-// The work pool's server processes (ingest, the mergers) run at the nice
+// The work pool's server processes (ingest's) run at the nice
 // value asked for; the reads' keep theirs; ingest goes through the work
 // pool.
 func TestWorkPoolRunsAtLowerPriority(t *testing.T) {
