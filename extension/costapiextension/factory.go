@@ -48,10 +48,10 @@ const (
 	// DefaultMaxMergeBacklog keeps the calls every report reads raw to a
 	// few tens of milliseconds of reading (docs/analytics.md,
 	// "Back-pressure").
-	DefaultMaxMergeBacklog = 100_000
+	DefaultMaxMergeBacklog = 50_000
 	// DefaultMaxRunBacklog keeps the runs a run report refreshes first to
 	// a few hundred milliseconds of work at most.
-	DefaultMaxRunBacklog = 20_000
+	DefaultMaxRunBacklog = 5_000
 	// DefaultWorkNice is the lowest CPU priority: ingest and the mergers
 	// still get every core the reads leave idle.
 	DefaultWorkNice = 19
