@@ -124,6 +124,7 @@ func (e *Extension) Start(ctx context.Context, host component.Host) error {
 	}
 	e.backlog = &backlog.Gate{Limits: backlog.Limits{Rollups: e.cfg.Backpressure.MaxMergeBacklog,
 		Runs: e.cfg.Backpressure.MaxRunBacklog}}
+	db.OnStored = e.backlog.Stored
 	e.merger = startMerger(db, e.cfg.RollupMergeInterval, log, e.backlog)
 	e.startPricing(ctx)
 	accounts := e.cfg.Accounts.accounts(log)

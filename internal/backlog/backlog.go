@@ -8,7 +8,7 @@
 package backlog
 
 import (
-	"sync/atomic"
+	"sync"
 	"time"
 )
 
@@ -129,21 +129,57 @@ func (l Limits) Admit(s Snapshot, project string) Decision {
 	return Decision{OK: true}
 }
 
-// Gate holds the latest snapshot for the ingest handlers to ask.
+// Gate holds the latest snapshot for the ingest handlers to ask, plus the
+// calls this instance stored since it was read: between two readings a
+// burst would otherwise overshoot the bound by all it sent meanwhile.
 type Gate struct {
 	Limits Limits
-	snap   atomic.Pointer[Snapshot]
+	mu     sync.Mutex
+	snap   Snapshot
 }
 
-// Set replaces the snapshot.
-func (g *Gate) Set(s Snapshot) { g.snap.Store(&s) }
+// Set replaces the snapshot (and with it what Stored added).
+func (g *Gate) Set(s Snapshot) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.snap = s
+}
 
-// Snapshot is the latest snapshot (empty before the first).
-func (g *Gate) Snapshot() Snapshot {
-	if s := g.snap.Load(); s != nil {
-		return *s
+// Stored adds what a batch of project just stored (calls, for the rollup
+// merger) and marked (runs, for the run merger) to their backlogs until
+// the next snapshot counts them.
+func (g *Gate) Stored(project string, calls, runs int64) {
+	if g == nil {
+		return
 	}
-	return Snapshot{}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	lags := make(map[Merger]Lag, len(g.snap.Lags)+2)
+	for m, l := range g.snap.Lags {
+		lags[m] = l
+	}
+	g.snap.Lags = lags
+	for m, n := range map[Merger]int64{Rollups: calls, Runs: runs} {
+		if n <= 0 {
+			continue
+		}
+		l := lags[m]
+		projects := make(map[string]ProjectLag, len(l.Projects)+1)
+		for p, v := range l.Projects {
+			projects[p] = v
+		}
+		l.Projects = projects
+		lags[m] = l
+		g.snap.Add(m, project, ProjectLag{Backlog: n})
+	}
+}
+
+// Snapshot is the latest snapshot (empty before the first). It is
+// shared: callers must not change its maps.
+func (g *Gate) Snapshot() Snapshot {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.snap
 }
 
 // Admit decides on the latest snapshot; a nil gate admits everything.

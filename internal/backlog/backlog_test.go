@@ -61,3 +61,31 @@ func TestSnapshotAddSumsAndKeepsTheOldest(t *testing.T) {
 		t.Fatal("a merger without rows has a lag")
 	}
 }
+
+// Calls stored between two snapshots count against the bound at once, and
+// the next snapshot replaces them; the snapshot handed out earlier is not
+// changed under its reader.
+func TestGateCountsStoredCallsUntilTheNextSnapshot(t *testing.T) {
+	g := &Gate{Limits: Limits{Rollups: 1000}}
+	g.Set(snap(Rollups, map[string]int64{"a": 900}))
+	before := g.Snapshot()
+	if !g.Admit("a").OK {
+		t.Fatal("refused under the bound")
+	}
+	g.Stored("a", 200, 3)
+	if g.Snapshot().Project(Runs, "a").Backlog != 3 {
+		t.Fatalf("marked runs not counted: %+v", g.Snapshot().Lags[Runs])
+	}
+	if d := g.Admit("a"); d.OK || d.Backlog != 1100 {
+		t.Fatalf("after 200 stored calls: %+v", d)
+	}
+	if before.Lags[Rollups].Backlog != 900 || before.Project(Rollups, "a").Backlog != 900 {
+		t.Fatalf("an earlier snapshot changed: %+v", before.Lags[Rollups])
+	}
+	g.Set(snap(Rollups, map[string]int64{"a": 100}))
+	if !g.Admit("a").OK {
+		t.Fatal("the next snapshot did not replace the stored calls")
+	}
+	var nilGate *Gate
+	nilGate.Stored("a", 1, 1)
+}

@@ -41,9 +41,13 @@ type DB struct {
 	// timeout (10 minutes when 0). Set them before the merger starts.
 	MergeSlice   int64
 	MergeTimeout time.Duration
-	// work, when opened (OpenWork), serves ingest and the mergers apart
-	// from the reads.
+	// work, when opened (OpenWork), serves ingest apart from the reads.
 	work *pgxpool.Pool
+	// OnStored, when set (before ingest starts), hears how many calls of
+	// a project each write stored and how many runs it marked, once it
+	// committed: the back-pressure gate counts them until its next reading
+	// of the merge lag.
+	OnStored func(projectID string, calls, runs int64)
 }
 
 // Open connects to url with a bounded pool. A pool that cannot hand out a

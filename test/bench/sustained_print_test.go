@@ -137,6 +137,9 @@ func (r *sustainedRun) printLag(o *mdOut) {
 		if r.cfg.lagBound > 0 {
 			bound, v = fmt.Sprintf("≤ %.0f s", r.cfg.lagBound), verdict(s.maxLag <= r.cfg.lagBound)
 		}
+		if b, ok := r.cfg.backlogBound[name]; ok {
+			bound, v = fmt.Sprintf("backlog ≤ %d + %d in flight", b, r.inFlight()), verdict(s.maxBacklog <= b+r.inFlight())
+		}
 		o.printf("| %s | %d | %d / %d | %.1f / %.1f | %s | %s |\n", name, s.n, s.maxBacklog, s.p95Backlog, s.maxLag, s.p95Lag, bound, v)
 	}
 	for _, e := range r.lagErrs[:min(len(r.lagErrs), 5)] {
@@ -276,3 +279,8 @@ func (r *sustainedRun) failures() []string {
 	}
 	return out
 }
+
+// inFlight is what the clients can have admitted but not yet stored when
+// the bound is crossed: one batch each (every call of a batch marks at
+// most one run), which back-pressure cannot refuse after the fact.
+func (r *sustainedRun) inFlight() int64 { return int64(r.cfg.clients) * ingestBatch }

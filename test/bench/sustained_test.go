@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llmcost/llmcost/extension/costapiextension"
 	"github.com/llmcost/llmcost/internal/benchdata"
 	"github.com/llmcost/llmcost/internal/postgres"
 	"github.com/llmcost/llmcost/internal/postgres/pgserver"
@@ -54,6 +55,10 @@ const drainTimeout = 60 * time.Minute
 type sustainedConfig struct {
 	events, clients, bystander, copyRows, afterRuns int
 	lagBound                                        float64 // seconds; 0 when unset
+	// backlogBound is each merger's backlog bound as the server runs it
+	// (the server's defaults, or LLMCOST_MAX_MERGE_BACKLOG and
+	// LLMCOST_MAX_RUN_BACKLOG when set for the run).
+	backlogBound map[string]int64
 }
 
 func sustainedConfigFromEnv(b *testing.B) sustainedConfig {
@@ -79,6 +84,8 @@ func sustainedConfigFromEnv(b *testing.B) sustainedConfig {
 		c.lagBound = f
 	}
 	c.copyRows = min(c.copyRows, c.events)
+	c.backlogBound = map[string]int64{"rollups": int64(num("LLMCOST_MAX_MERGE_BACKLOG", costapiextension.DefaultMaxMergeBacklog)),
+		"runs": int64(num("LLMCOST_MAX_RUN_BACKLOG", costapiextension.DefaultMaxRunBacklog))}
 	return c
 }
 
