@@ -52,9 +52,10 @@ func startMerger(db *postgres.DB, every time.Duration, log *zap.Logger, gate *ba
 	m.wg.Go(func() { loop(ctx, every, log, "events into the analytics rollups", rollups) })
 	m.wg.Go(func() { loop(ctx, every, log, "marked runs into the run tables", runs) })
 	lag := func(ctx context.Context) (bool, error) {
+		began := time.Now()
 		snap, err := db.MergeLags(ctx)
 		if err == nil {
-			snap.Taken = time.Now()
+			snap.Taken = began
 			gate.Set(snap)
 		}
 		return false, err

@@ -129,37 +129,67 @@ func (l Limits) Admit(s Snapshot, project string) Decision {
 	return Decision{OK: true}
 }
 
-// Gate holds the latest snapshot for the ingest handlers to ask, plus the
-// calls this instance stored since it was read: between two readings a
-// burst would otherwise overshoot the bound by all it sent meanwhile.
+// Gate holds the latest snapshot for the ingest handlers to ask, plus what
+// this instance stored since that snapshot was read: between two readings
+// a burst would otherwise overshoot the bound by all it sent meanwhile.
 type Gate struct {
 	Limits Limits
 	mu     sync.Mutex
-	snap   Snapshot
+	// base is the last snapshot read, snap base plus stored.
+	base, snap Snapshot
+	stored     []storedBatch
 }
 
-// Set replaces the snapshot (and with it what Stored added).
+// storedBatch is what one batch stored and marked, and when.
+type storedBatch struct {
+	at            time.Time
+	project       string
+	calls, marked int64
+}
+
+// Set replaces the snapshot. Its Taken must be when its reading began:
+// what was stored since then is counted on top of it again, since the
+// reading may have missed it (a snapshot taken before a batch committed
+// and set after it), and what was stored before is in the reading.
 func (g *Gate) Set(s Snapshot) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	kept := g.stored[:0]
+	for _, b := range g.stored {
+		if !b.at.Before(s.Taken) {
+			kept = append(kept, b)
+		}
+	}
+	g.base, g.stored = s, kept
 	g.snap = s
+	for _, b := range kept {
+		g.snap = withStored(g.snap, b)
+	}
 }
 
 // Stored adds what a batch of project just stored (calls, for the rollup
-// merger) and marked (runs, for the run merger) to their backlogs until
-// the next snapshot counts them.
+// merger) and marked (runs, for the run merger) to their backlogs until a
+// snapshot read after it counts them.
 func (g *Gate) Stored(project string, calls, runs int64) {
 	if g == nil {
 		return
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	lags := make(map[Merger]Lag, len(g.snap.Lags)+2)
-	for m, l := range g.snap.Lags {
+	b := storedBatch{at: time.Now(), project: project, calls: calls, marked: runs}
+	g.stored = append(g.stored, b)
+	g.snap = withStored(g.snap, b)
+}
+
+// withStored is s with b added, its maps copied: snapshots handed out
+// earlier stay as they were.
+func withStored(s Snapshot, b storedBatch) Snapshot {
+	lags := make(map[Merger]Lag, len(s.Lags)+2)
+	for m, l := range s.Lags {
 		lags[m] = l
 	}
-	g.snap.Lags = lags
-	for m, n := range map[Merger]int64{Rollups: calls, Runs: runs} {
+	s.Lags = lags
+	for m, n := range map[Merger]int64{Rollups: b.calls, Runs: b.marked} {
 		if n <= 0 {
 			continue
 		}
@@ -170,8 +200,9 @@ func (g *Gate) Stored(project string, calls, runs int64) {
 		}
 		l.Projects = projects
 		lags[m] = l
-		g.snap.Add(m, project, ProjectLag{Backlog: n})
+		s.Add(m, b.project, ProjectLag{Backlog: n})
 	}
+	return s
 }
 
 // Snapshot is the latest snapshot (empty before the first). It is
