@@ -3,6 +3,7 @@ package costapiextension
 import (
 	"errors"
 	"fmt"
+	"runtime"
 	"strings"
 	"time"
 
@@ -86,6 +87,19 @@ type BackpressureConfig struct {
 	// MaxRunBacklog bounds the runs marked and not yet refreshed, over
 	// the deployment: a run report refreshes its project's first.
 	MaxRunBacklog int64 `mapstructure:"max_run_backlog"`
+	// MaxConcurrentWrites bounds the ingest transactions this instance
+	// runs at once; more batches wait for one. Ingest at full speed on
+	// every core leaves none for the reads and the mergers, so by default
+	// it gets half the cores (0: half, at least one).
+	MaxConcurrentWrites int32 `mapstructure:"max_concurrent_writes"`
+}
+
+// concurrentWrites is MaxConcurrentWrites, or half the cores.
+func (b BackpressureConfig) concurrentWrites() int32 {
+	if b.MaxConcurrentWrites > 0 {
+		return b.MaxConcurrentWrites
+	}
+	return int32(max(1, runtime.GOMAXPROCS(0)/2))
 }
 
 // RateLimitConfig is a fixed-window quota, counted in PostgreSQL (or in
@@ -126,6 +140,9 @@ func (c *Config) Validate() error {
 	}
 	if c.Backpressure.MaxMergeBacklog < 0 {
 		errs = append(errs, fmt.Errorf("backpressure.max_merge_backlog: must be ≥ 0 (0: unbounded), got %d", c.Backpressure.MaxMergeBacklog))
+	}
+	if c.Backpressure.MaxConcurrentWrites < 0 {
+		errs = append(errs, fmt.Errorf("backpressure.max_concurrent_writes: must be ≥ 0 (0: half the cores), got %d", c.Backpressure.MaxConcurrentWrites))
 	}
 	if c.Backpressure.MaxRunBacklog < 0 {
 		errs = append(errs, fmt.Errorf("backpressure.max_run_backlog: must be ≥ 0 (0: unbounded), got %d", c.Backpressure.MaxRunBacklog))

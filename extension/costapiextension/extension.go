@@ -91,7 +91,7 @@ func (e *Extension) Start(ctx context.Context, host component.Host) error {
 		return e.abort(fmt.Errorf("database: %w", err))
 	}
 	e.db = db
-	if err := db.OpenWork(ctx, url, e.cfg.MaxConns, e.cfg.WorkNice, e.renicedOnce(log)); err != nil {
+	if err := db.OpenWork(ctx, url, e.cfg.Backpressure.concurrentWrites(), e.cfg.WorkNice, e.renicedOnce(log)); err != nil {
 		return e.abort(fmt.Errorf("database: %w", err))
 	}
 	applied, err := db.Migrate(ctx, jobs.Migrate(log))

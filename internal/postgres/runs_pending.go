@@ -179,15 +179,51 @@ func (db *DB) FreshRunsIn(ctx context.Context, projectID string, start, end time
 	return db.freshRuns(ctx, projectID, window{&start, &end})
 }
 
+// freshRuns refreshes the project's marks in w that exist when it starts,
+// chunk by chunk. Marks made later belong to batches acknowledged after
+// the read began, which it need not include: walking the marks in key
+// order instead followed a stream's new marks ahead of it for as long as
+// the stream lasted.
 func (db *DB) freshRuns(ctx context.Context, projectID string, w window) error {
-	var marked bool
-	if err := db.Pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM runs_pending m WHERE m.project_id = $1 AND `+
-		strings.NewReplacer("$6", "$2", "$7", "$3").Replace(markInWindow)+`)`,
-		projectID, w.start, w.end).Scan(&marked); err != nil || !marked {
+	rows, err := db.Pool.Query(ctx, `SELECT m.trace_id FROM runs_pending m WHERE m.project_id = $1 AND `+
+		strings.NewReplacer("$6", "$2", "$7", "$3").Replace(markInWindow)+` ORDER BY m.trace_id`,
+		projectID, w.start, w.end)
+	if err != nil {
 		return translate(err, "runs")
 	}
-	_, err := db.refreshAll(ctx, &projectID, nil, w)
-	return err
+	traces, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	for len(traces) > 0 && err == nil {
+		chunk := traces[:min(len(traces), pendingChunk)]
+		traces = traces[len(chunk):]
+		err = pgx.BeginFunc(ctx, db.Pool, func(tx pgx.Tx) error {
+			return refreshMarked(ctx, tx, projectID, chunk)
+		})
+	}
+	return translate(err, "runs")
+}
+
+// stillMarkedSQL locks the marks of project $1's runs $2 that are still
+// there (the merger may have refreshed some meanwhile), in key order,
+// waiting for an ingest that holds one.
+const stillMarkedSQL = `SELECT m.trace_id FROM runs_pending m
+WHERE m.project_id = $1 AND m.trace_id = ANY($2::text[]) ORDER BY m.trace_id FOR UPDATE OF m`
+
+// refreshMarked refreshes those of the project's runs traces that are
+// still marked.
+func refreshMarked(ctx context.Context, tx pgx.Tx, projectID string, traces []string) error {
+	rows, err := tx.Query(ctx, stillMarkedSQL, projectID, traces)
+	if err != nil {
+		return err
+	}
+	marked, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil || len(marked) == 0 {
+		return err
+	}
+	keys := make([]RunKey, len(marked))
+	for i, t := range marked {
+		keys[i] = RunKey{ProjectID: projectID, TraceID: t}
+	}
+	return RefreshRuns(ctx, tx, keys)
 }
 
 // MarkedRuns counts a project's runs marked by ingest and not yet
