@@ -27,6 +27,7 @@ type Result struct {
 
 	mu         sync.Mutex
 	rejections []Rejection
+	calls      []Rejection
 }
 
 type ctxKey struct{}
@@ -67,4 +68,23 @@ func (r *Result) Rejections() []Rejection {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return append([]Rejection(nil), r.rejections...)
+}
+
+// RejectCall adds the rejection of the call record at position call among
+// the request's call records (the processor refuses a call it cannot
+// price within the bounds); the receiver turns the position into the
+// request's index (CallRejections).
+func (r *Result) RejectCall(call int, rej Rejection) {
+	rej.Index = call
+	r.mu.Lock()
+	r.calls = append(r.calls, rej)
+	r.mu.Unlock()
+}
+
+// CallRejections returns the RejectCall rejections, their Index the
+// call's position among the request's call records.
+func (r *Result) CallRejections() []Rejection {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]Rejection(nil), r.calls...)
 }
