@@ -116,6 +116,15 @@ func (e *Extension) Start(ctx context.Context, host component.Host) error {
 	} else if n > 0 {
 		log.Info("run tables filled for older events", zap.Int("projects", n))
 	}
+	// Projects that stored calls beyond the bounds before migration 0026
+	// get their rollups, runs and totals back from the calls that remain.
+	// A failure leaves them listed for the next start and llmcost serves:
+	// their batches are refused with a clear reason at worst.
+	if n, err := db.RepairBounds(ctx); err != nil {
+		log.Error("bounds repair: will try again at the next start", zap.Int("projects_repaired", n), zap.Error(err))
+	} else if n > 0 {
+		log.Info("projects repaired: calls beyond the bounds moved to events_refused", zap.Int("projects", n))
+	}
 	e.merger = startMerger(db, e.cfg.RollupMergeInterval, log)
 	e.startPricing(ctx)
 	accounts := e.cfg.Accounts.accounts(log)
