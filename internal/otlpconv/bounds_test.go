@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/collector/pdata/pcommon"
 )
 
 // TestBoundsRejectTheRecordAlone: a Claude Code record with a count or a
@@ -14,32 +14,26 @@ import (
 func TestBoundsRejectTheRecordAlone(t *testing.T) {
 	for _, c := range []struct {
 		name, want string
-		set        func(a plog.LogRecord)
+		set        func(a pcommon.Map)
 	}{
-		{"input 2^53-1", "bound of 1000000000", func(lr plog.LogRecord) { lr.Attributes().PutInt("input_tokens", 1<<53-1) }},
-		{"output as a string", "bound of 1000000000", func(lr plog.LogRecord) { lr.Attributes().PutStr("output_tokens", "1000000001") }},
-		{"three counts summing beyond the bound", "input_tokens=2100000000", func(lr plog.LogRecord) {
-			lr.Attributes().PutInt("input_tokens", 700_000_000)
-			lr.Attributes().PutInt("cache_read_tokens", 700_000_000)
-			lr.Attributes().PutInt("cache_creation_tokens", 700_000_000)
+		{"input 2^53-1", "bound of 1000000000", func(a pcommon.Map) { a.PutInt("input_tokens", 1<<53-1) }},
+		{"output as a string", "bound of 1000000000", func(a pcommon.Map) { a.PutStr("output_tokens", "1000000001") }},
+		{"three counts summing beyond the bound", "input_tokens=2100000000", func(a pcommon.Map) {
+			a.PutInt("input_tokens", 700_000_000)
+			a.PutInt("cache_read_tokens", 700_000_000)
+			a.PutInt("cache_creation_tokens", 700_000_000)
 		}},
-		{"cost 1e7 USD", "bound of 1000000 USD", func(lr plog.LogRecord) { lr.Attributes().PutDouble("cost_usd", 1e7) }},
-		{"cost beyond int64", "bound of 1000000 USD", func(lr plog.LogRecord) { lr.Attributes().PutStr("cost_usd", "1e100") }},
+		{"cost 1e7 USD", "bound of 1000000 USD", func(a pcommon.Map) { a.PutDouble("cost_usd", 1e7) }},
+		{"cost beyond int64", "bound of 1000000 USD", func(a pcommon.Map) { a.PutStr("cost_usd", "1e100") }},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			ld, add := batch("claude-code", claudeScope)
 			for i, bad := range []bool{false, true} {
-				lr := add()
-				lr.Body().SetStr("claude_code.api_request")
-				a := lr.Attributes()
-				a.PutStr("event.name", "api_request")
-				a.PutStr("model", "claude-sonnet-4-5")
-				a.PutInt("input_tokens", 6)
-				a.PutInt("output_tokens", 958)
+				a := apiRequest(add)
 				a.PutInt("event.sequence", int64(i))
 				a.PutInt("duration_ms", 1<<53)
 				if bad {
-					c.set(lr)
+					c.set(a)
 				}
 			}
 			res := Convert(ld, testNow)
