@@ -56,6 +56,23 @@ func TestSumsAtTheProjectBound(t *testing.T) {
 	if _, err := db.Write(ctx, []event.Event{costly(other, "x", pricing.MaxCallCostNano, now)}, nil); err != nil {
 		t.Fatalf("another project: %v", err)
 	}
+	// Tokens and latency have the same bound: no 10^9 calls of 4×10^9
+	// tokens here, the other project's totals are moved next to it.
+	for col, weight := range map[string]int64{"tokens": 4 * pricing.MaxCallTokens, "latency_ms": 1_000_000_000} {
+		if _, err := db.Pool.Exec(ctx, `UPDATE project_totals SET money_nano = 0, tokens = 0, latency_ms = 0 WHERE project_id = $1`, other); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.Pool.Exec(ctx, `UPDATE project_totals SET `+col+` = $2::bigint WHERE project_id = $1`,
+			other, pricing.MaxProjectTotal-weight); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.Write(ctx, []event.Event{costly(other, "at-"+col, 1, now)}, nil); err != nil {
+			t.Fatalf("%s up to the bound: %v", col, err)
+		}
+		if _, err := db.Write(ctx, []event.Event{costly(other, "past-"+col, 1, now)}, nil); apierr.As(err).Code != apierr.ValidationFailed {
+			t.Fatalf("%s past the bound: %v, want validation_failed", col, err)
+		}
+	}
 	read, err := db.BudgetState(ctx, p, postgres.MonthStart(now))
 	if err != nil || read.SpendNano != pricing.MaxProjectTotal {
 		t.Fatalf("month counter %d (%v), want %d", read.SpendNano, err, pricing.MaxProjectTotal)

@@ -24,6 +24,8 @@
 
 CREATE TABLE events_refused (LIKE events INCLUDING DEFAULTS);
 ALTER TABLE events_refused ADD COLUMN refused_at timestamptz NOT NULL DEFAULT now();
+-- They go with their project, as its events do (LIKE copies no key).
+ALTER TABLE events_refused ADD FOREIGN KEY (project_id) REFERENCES projects(id) ON DELETE CASCADE;
 
 CREATE TABLE bounds_repairs (
     project_id uuid PRIMARY KEY REFERENCES projects(id) ON DELETE CASCADE
