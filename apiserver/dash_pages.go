@@ -7,6 +7,7 @@ import (
 	"github.com/gorilla/mux"
 
 	"github.com/llmcost/llmcost/apiserver/web"
+	"github.com/llmcost/llmcost/internal/backlog"
 	"github.com/llmcost/llmcost/internal/pricing"
 	"github.com/llmcost/llmcost/internal/svgchart"
 )
@@ -24,6 +25,34 @@ type overviewData struct {
 	AgentsChart string
 	Empty       bool
 	Curl        curlData
+	// Lag is how far each merger is behind with this project's calls
+	// (none when no gate runs).
+	Lag []mergeLagRow
+}
+
+// mergeLagRow is one merger's backlog of the project and of the
+// deployment, as the overview shows it.
+type mergeLagRow struct {
+	Merger, Unit        string
+	Project, Deployment int64
+	// ProjectMS and MS are the age of the oldest item waiting.
+	ProjectMS, MS float64
+}
+
+// mergeLag is the gate's latest lag of every merger for project.
+func mergeLag(g *backlog.Gate, project string) []mergeLagRow {
+	if g == nil {
+		return nil
+	}
+	snap := g.Snapshot()
+	units := map[backlog.Merger]string{backlog.Rollups: "calls", backlog.Runs: "runs", backlog.Alerts: "alert batches"}
+	out := make([]mergeLagRow, 0, len(backlog.Mergers))
+	for _, m := range backlog.Mergers {
+		mine, all := snap.Project(m, project), snap.Lags[m]
+		out = append(out, mergeLagRow{Merger: string(m), Unit: units[m], Project: mine.Backlog, Deployment: all.Backlog,
+			ProjectMS: mine.Seconds * 1000, MS: all.Seconds * 1000})
+	}
+	return out
 }
 
 // floatOf is a JSON number as a float, for drawing only.
@@ -50,6 +79,7 @@ func (s *Server) overviewPage(d *dash) (string, any, error) {
 	data.Overview, data.Empty = full.Overview, full.Overview.TotalCalls == 0
 	data.Metered = minus(full.Overview.TotalCost, full.Overview.SubscriptionCost)
 	data.Curl = s.curl(d.r, d.pg.ProjectID, "")
+	data.Lag = mergeLag(s.Backlog, d.pg.ProjectID)
 	pts := make([]svgchart.Point, len(full.Timeseries))
 	for i, p := range full.Timeseries {
 		pts[i] = svgchart.Point{Label: web.Tick(p.Timestamp, d.pg.Range), Value: floatOf(p.Cost), Title: web.USD(p.Cost)}

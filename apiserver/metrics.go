@@ -8,6 +8,7 @@ import (
 
 	"github.com/llmcost/llmcost/internal/analytics"
 	"github.com/llmcost/llmcost/internal/apierr"
+	"github.com/llmcost/llmcost/internal/backlog"
 )
 
 // MetricsTopN bounds the model and agent labels: the N most expensive
@@ -24,6 +25,12 @@ var (
 	descAgent   = prometheus.NewDesc("service_agent_cost_usd", "Spend in USD in the window by agent (top agents, the rest under other).", []string{"agent"}, nil)
 	descUtil    = prometheus.NewDesc("service_budget_utilization_percent", "Metered spend this UTC month as a percent of the budget.", nil, nil)
 	descRemains = prometheus.NewDesc("service_budget_remaining_usd", "Budget left this UTC month in USD.", nil, nil)
+	descBacklog = prometheus.NewDesc("service_merge_backlog",
+		"Work waiting for an asynchronous merger: calls (rollups), runs (runs), queued alerts (alerts), for this project or the deployment.",
+		[]string{"merger", "scope"}, nil)
+	descLag = prometheus.NewDesc("service_merge_lag_seconds",
+		"Age of the oldest item waiting for an asynchronous merger, for this project or the deployment.",
+		[]string{"merger", "scope"}, nil)
 )
 
 // spendCollector computes the gauges at scrape time from the rollups:
@@ -31,11 +38,16 @@ var (
 type spendCollector struct {
 	agents, models []analytics.Keyed
 	budget         BudgetState
+	// lag is the mergers' latest snapshot (nil: no gauges), project the
+	// project whose share is shown beside the deployment's.
+	lag     *backlog.Snapshot
+	project string
 }
 
 // Describe implements prometheus.Collector.
 func (c spendCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{descCalls, descCost, descTokens, descCached, descErrors, descModel, descAgent, descUtil, descRemains} {
+	for _, d := range []*prometheus.Desc{descCalls, descCost, descTokens, descCached, descErrors, descModel, descAgent, descUtil,
+		descRemains, descBacklog, descLag} {
 		ch <- d
 	}
 }
@@ -61,6 +73,15 @@ func (c spendCollector) Collect(ch chan<- prometheus.Metric) {
 		gauge(descUtil, *b.UtilizationPercent)
 		rem, _ := b.Remaining.Float64()
 		gauge(descRemains, rem)
+	}
+	if c.lag != nil {
+		for _, m := range backlog.Mergers {
+			all, mine := c.lag.Lags[m].ProjectLag, c.lag.Project(m, c.project)
+			gauge(descBacklog, float64(all.Backlog), string(m), "deployment")
+			gauge(descBacklog, float64(mine.Backlog), string(m), "project")
+			gauge(descLag, all.Seconds, string(m), "deployment")
+			gauge(descLag, mine.Seconds, string(m), "project")
+		}
 	}
 }
 
@@ -110,7 +131,12 @@ func (s *Server) metrics(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	reg := prometheus.NewPedanticRegistry()
-	if err := reg.Register(spendCollector{agents: res[0].Keys, models: res[1].Keys, budget: state}); err != nil {
+	c := spendCollector{agents: res[0].Keys, models: res[1].Keys, budget: state, project: rp.project}
+	if s.Backlog != nil {
+		snap := s.Backlog.Snapshot()
+		c.lag = &snap
+	}
+	if err := reg.Register(c); err != nil {
 		return err
 	}
 	families, err := reg.Gather()

@@ -13,6 +13,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/llmcost/llmcost/apiserver/respond"
+	"github.com/llmcost/llmcost/internal/backlog"
 	"github.com/llmcost/llmcost/internal/catalogsync"
 	"github.com/llmcost/llmcost/internal/postgres"
 	"github.com/llmcost/llmcost/internal/pricing"
@@ -68,6 +69,10 @@ type Deps struct {
 	Jobs Jobs
 	// Webhooks sends the webhook test delivery; nil refuses the test.
 	Webhooks *webhook.Client
+	// Backlog decides whether a batch may be stored while the mergers are
+	// behind, and holds their lag for the health read and the gauges; nil
+	// admits every batch and shows no lag.
+	Backlog *backlog.Gate
 	// RequestTimeout bounds the work of one request (0: unbounded); the
 	// extension sets it a little under the HTTP write timeout, so a
 	// request stuck waiting for the database is answered 503 in time.

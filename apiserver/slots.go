@@ -35,6 +35,11 @@ func (s *Server) slot(name Slot) respond.Func {
 		holder.mu.RLock()
 		h := holder.h
 		holder.mu.RUnlock()
+		if storing[name] {
+			if err := s.admit(callerOf(r).ProjectID); err != nil {
+				return err
+			}
+		}
 		if h == nil {
 			// 503, never 404: OTLP exporters and clients drop a batch
 			// answered 404 for good, and retry a 503.
@@ -43,6 +48,26 @@ func (s *Server) slot(name Slot) respond.Func {
 		}
 		return h(w, r)
 	}
+}
+
+// storing are the slots whose requests store calls: they wait while the
+// mergers are too far behind (backlog.Limits.Admit). OTLP metrics and
+// traces store nothing.
+var storing = map[Slot]bool{SlotEventsBatch: true, SlotOTLPLogs: true}
+
+// admit refuses a batch of project with 503 and Retry-After while a merger
+// is too far behind and the project holds its share of that backlog:
+// OTLP exporters, the collector's exporters and the SDKs retry such an
+// answer, so nothing is lost, and nothing is acknowledged that the
+// reports could not keep up with.
+func (s *Server) admit(project string) error {
+	d := s.Backlog.Admit(project)
+	if d.OK {
+		return nil
+	}
+	return apierr.Unavailablef(nil, "ingest is ahead of the %s merger: %d wait to be merged (bound %d), %d of them this project's",
+		d.Merger, d.Backlog, d.Bound, d.Project).
+		WithHint("the batch was not stored; send it again after the Retry-After delay").WithRetryAfter(d.RetryAfter)
 }
 
 // Fill puts h in the slot; release empties it again. A slot holds one

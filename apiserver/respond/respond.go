@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"strconv"
+	"time"
 
 	"go.uber.org/zap"
 
@@ -85,7 +86,11 @@ func Error(w http.ResponseWriter, err error) {
 	e := apierr.As(err)
 	status, hint := Status(e.Code), e.Hint
 	if status == http.StatusServiceUnavailable {
-		w.Header().Set("Retry-After", strconv.Itoa(RetryAfterSeconds))
+		after := RetryAfterSeconds
+		if e.RetryAfter > 0 {
+			after = int((e.RetryAfter + time.Second - 1) / time.Second)
+		}
+		w.Header().Set("Retry-After", strconv.Itoa(after))
 		if hint == "" {
 			hint = unavailableHint
 		}

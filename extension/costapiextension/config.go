@@ -64,8 +64,28 @@ type Config struct {
 	// leaves more events for each report to read raw and more runs for each
 	// run report to refresh first.
 	RollupMergeInterval time.Duration `mapstructure:"rollup_merge_interval"`
+	// Backpressure bounds how far ingest may run ahead of the mergers.
+	Backpressure BackpressureConfig `mapstructure:"backpressure"`
+	// WorkNice is the nice value (0–19; 0 leaves it) of the database
+	// server processes that serve ingest, when the server runs on this
+	// machine: reads and the mergers then get a core first while calls
+	// pour in (docs/analytics.md, "Back-pressure").
+	WorkNice int `mapstructure:"work_nice"`
 	// Webhooks configures webhook deliveries (docs/guardrails.md).
 	Webhooks WebhooksConfig `mapstructure:"webhooks"`
+}
+
+// BackpressureConfig bounds the mergers' backlogs (docs/analytics.md,
+// "Back-pressure"): past a bound, ingest answers 503 with Retry-After to
+// the projects that hold at least their share of that backlog, until the
+// merger has drained it. 0 leaves a backlog unbounded.
+type BackpressureConfig struct {
+	// MaxMergeBacklog bounds the calls stored and not yet merged into the
+	// rollups, over the deployment: every report reads them raw.
+	MaxMergeBacklog int64 `mapstructure:"max_merge_backlog"`
+	// MaxRunBacklog bounds the runs marked and not yet refreshed, over
+	// the deployment: a run report refreshes its project's first.
+	MaxRunBacklog int64 `mapstructure:"max_run_backlog"`
 }
 
 // RateLimitConfig is a fixed-window quota, counted in PostgreSQL (or in
@@ -103,6 +123,15 @@ func (c *Config) Validate() error {
 	}
 	if c.RollupMergeInterval < 10*time.Millisecond || c.RollupMergeInterval > time.Hour {
 		errs = append(errs, fmt.Errorf("rollup_merge_interval: must be between 10ms and 1h, got %s", c.RollupMergeInterval))
+	}
+	if c.Backpressure.MaxMergeBacklog < 0 {
+		errs = append(errs, fmt.Errorf("backpressure.max_merge_backlog: must be ≥ 0 (0: unbounded), got %d", c.Backpressure.MaxMergeBacklog))
+	}
+	if c.Backpressure.MaxRunBacklog < 0 {
+		errs = append(errs, fmt.Errorf("backpressure.max_run_backlog: must be ≥ 0 (0: unbounded), got %d", c.Backpressure.MaxRunBacklog))
+	}
+	if c.WorkNice < 0 || c.WorkNice > 19 {
+		errs = append(errs, fmt.Errorf("work_nice: must be between 0 and 19, got %d", c.WorkNice))
 	}
 	if c.MaxListLimit < 1 {
 		errs = append(errs, fmt.Errorf("max_list_limit: must be ≥ 1, got %d", c.MaxListLimit))

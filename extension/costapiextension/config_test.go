@@ -46,6 +46,8 @@ func TestConfigDecodesEverySetting(t *testing.T) {
 		t.Fatalf("policies: %+v", cfg.Policies)
 	case cfg.RollupMergeInterval != 250*time.Millisecond:
 		t.Fatalf("rollup_merge_interval: %s", cfg.RollupMergeInterval)
+	case cfg.Backpressure != BackpressureConfig{MaxMergeBacklog: 5000, MaxRunBacklog: 0}:
+		t.Fatalf("backpressure: %+v", cfg.Backpressure)
 	}
 }
 
@@ -55,7 +57,7 @@ func TestConfigValidateNamesEachBadField(t *testing.T) {
 		t.Fatal("invalid config accepted")
 	}
 	for _, field := range []string{"http.endpoint", "data_dir", "rate_limit.requests", "rate_limit.window",
-		"rollup_merge_interval"} {
+		"rollup_merge_interval", "backpressure.max_merge_backlog", "backpressure.max_run_backlog"} {
 		if !strings.Contains(err.Error(), field) {
 			t.Errorf("error does not name %s: %v", field, err)
 		}

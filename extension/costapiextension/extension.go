@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -21,6 +22,7 @@ import (
 	"github.com/llmcost/llmcost/apiserver"
 	"github.com/llmcost/llmcost/apiserver/respond"
 	"github.com/llmcost/llmcost/internal/apierr"
+	"github.com/llmcost/llmcost/internal/backlog"
 	"github.com/llmcost/llmcost/internal/catalogsync"
 	"github.com/llmcost/llmcost/internal/jobs"
 	"github.com/llmcost/llmcost/internal/postgres"
@@ -42,6 +44,7 @@ type Extension struct {
 	jobs      *jobs.Runner
 	redis     *ratelimit.Redis // the rate-limit counter when redis_url is set
 	merger    *merger
+	backlog   *backlog.Gate
 	webhooks  *webhook.Client
 	api       *apiserver.Server
 	server    *http.Server
@@ -88,6 +91,9 @@ func (e *Extension) Start(ctx context.Context, host component.Host) error {
 		return e.abort(fmt.Errorf("database: %w", err))
 	}
 	e.db = db
+	if err := db.OpenWork(ctx, url, e.cfg.MaxConns, e.cfg.WorkNice, e.renicedOnce(log)); err != nil {
+		return e.abort(fmt.Errorf("database: %w", err))
+	}
 	applied, err := db.Migrate(ctx, jobs.Migrate(log))
 	if err != nil {
 		return e.abort(fmt.Errorf("migrations: %w", err))
@@ -125,7 +131,10 @@ func (e *Extension) Start(ctx context.Context, host component.Host) error {
 	} else if n > 0 {
 		log.Info("projects repaired: calls beyond the bounds moved to events_refused", zap.Int("projects", n))
 	}
-	e.merger = startMerger(db, e.cfg.RollupMergeInterval, log)
+	e.backlog = &backlog.Gate{Limits: backlog.Limits{Rollups: e.cfg.Backpressure.MaxMergeBacklog,
+		Runs: e.cfg.Backpressure.MaxRunBacklog}}
+	db.OnStored = e.backlog.Stored
+	e.merger = startMerger(db, e.cfg.RollupMergeInterval, log, e.backlog)
 	e.startPricing(ctx)
 	accounts := e.cfg.Accounts.accounts(log)
 	if err := e.startJobs(ctx, accounts.Mailer); err != nil {
@@ -147,6 +156,7 @@ func (e *Extension) Start(ctx context.Context, host component.Host) error {
 		Accounts: accounts, Jobs: e.jobs, MaxListLimit: e.cfg.MaxListLimit, Webhooks: e.webhooks,
 		// A tenth of the write timeout is left to write the 503.
 		RequestTimeout: e.cfg.HTTP.WriteTimeout - e.cfg.HTTP.WriteTimeout/10,
+		Backlog:        e.backlog,
 	})
 	return e.listen(ctx, host)
 }
@@ -267,7 +277,22 @@ func (e *Extension) Fill(slot apiserver.Slot, h respond.Func) (release func(), e
 // resetPool drops every pooled connection, after the private server restarted.
 func (e *Extension) resetPool() {
 	if db := e.db; db != nil {
-		db.Pool.Reset()
+		db.Reset()
+	}
+}
+
+// renicedOnce logs, once, whether ingest's server processes got their
+// lower priority.
+func (e *Extension) renicedOnce(log *zap.Logger) func(error) {
+	var once sync.Once
+	return func(err error) {
+		once.Do(func() {
+			if err != nil {
+				log.Info("ingest runs at the reads' CPU priority", zap.Error(err))
+				return
+			}
+			log.Debug("ingest runs at a lower CPU priority than the reads and the mergers", zap.Int("nice", e.cfg.WorkNice))
+		})
 	}
 }
 

@@ -45,6 +45,16 @@ const (
 	// DefaultRollupMergeInterval keeps the reports' raw tail to about a
 	// second of ingest.
 	DefaultRollupMergeInterval = time.Second
+	// DefaultMaxMergeBacklog keeps the calls every report reads raw to a
+	// few tens of milliseconds of reading (docs/analytics.md,
+	// "Back-pressure").
+	DefaultMaxMergeBacklog = 50_000
+	// DefaultMaxRunBacklog keeps the runs a run report refreshes first to
+	// a few hundred milliseconds of work at most.
+	DefaultMaxRunBacklog = 5_000
+	// DefaultWorkNice is the lowest CPU priority: ingest and the mergers
+	// still get every core the reads leave idle.
+	DefaultWorkNice = 19
 )
 
 // NewFactory returns the extension's factory.
@@ -75,6 +85,8 @@ func createDefaultConfig() component.Config {
 		MaxListLimit: apiserver.DefaultMaxListLimit,
 
 		RollupMergeInterval: DefaultRollupMergeInterval,
+		Backpressure:        BackpressureConfig{MaxMergeBacklog: DefaultMaxMergeBacklog, MaxRunBacklog: DefaultMaxRunBacklog},
+		WorkNice:            DefaultWorkNice,
 
 		Accounts: defaultAccountsConfig(),
 		Jobs:     defaultJobsConfig(),

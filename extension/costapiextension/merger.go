@@ -7,6 +7,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/llmcost/llmcost/internal/backlog"
 	"github.com/llmcost/llmcost/internal/postgres"
 )
 
@@ -25,44 +26,81 @@ type merger struct {
 	wg     sync.WaitGroup
 }
 
-// startMerger runs the merge loops on db until stop.
-func startMerger(db *postgres.DB, every time.Duration, log *zap.Logger) *merger {
+// lagEvery is how often the mergers' lag is read for the gate: often
+// enough that a burst is refused within a fraction of the bound (at
+// 10,000 calls a second, 5,000 calls), seldom enough to cost nothing.
+const lagEvery = 500 * time.Millisecond
+
+// startMerger runs the merge loops on db until stop, and keeps gate's
+// snapshot of their lag current.
+func startMerger(db *postgres.DB, every time.Duration, log *zap.Logger, gate *backlog.Gate) *merger {
 	ctx, cancel := context.WithCancel(context.Background())
 	m := &merger{ctx: ctx, cancel: cancel}
-	rollups := func(ctx context.Context) error {
-		_, err := db.MergeRollups(ctx)
+	behind := func(mg backlog.Merger, over int64) bool { return gate.Snapshot().Lags[mg].Backlog > over }
+	rollups := func(ctx context.Context) (bool, error) {
+		res, err := db.MergeRollups(ctx)
 		if err == nil {
 			// A summary the vacuum could not give now comes with the next tick.
 			_ = db.SummarizeTail(ctx)
 		}
-		return err
+		return res.Steps > 0 && behind(backlog.Rollups, busyCalls), err
 	}
-	runs := func(ctx context.Context) error {
-		_, err := db.MergeRuns(ctx, time.Second)
-		return err
+	runs := func(ctx context.Context) (bool, error) {
+		n, err := db.MergeRuns(ctx, time.Second)
+		return n > 0 && behind(backlog.Runs, busyRuns), err
 	}
 	m.wg.Go(func() { loop(ctx, every, log, "events into the analytics rollups", rollups) })
 	m.wg.Go(func() { loop(ctx, every, log, "marked runs into the run tables", runs) })
+	lag := func(ctx context.Context) (bool, error) {
+		began := time.Now()
+		snap, err := db.MergeLags(ctx)
+		if err == nil {
+			snap.Taken = began
+			gate.Set(snap)
+		}
+		return false, err
+	}
+	m.wg.Go(func() { loop(ctx, min(every, lagEvery), log, "lag of the mergers (for back-pressure)", lag) })
 	return m
 }
 
+// A merger that finds more than this waiting after a round starts the next
+// at once instead of at the next tick: under sustained ingest it merges
+// continuously, and the backlog (which every report reads raw) stays a
+// round's worth; below it, a round a tick batches the upserts of a
+// second's calls.
+const (
+	busyCalls = 5_000
+	busyRuns  = 500
+)
+
 // also runs one more loop beside the merges, stopped with them.
 func (m *merger) also(every time.Duration, log *zap.Logger, what string, fn func(context.Context) error) {
-	m.wg.Go(func() { loop(m.ctx, every, log, what, fn) })
+	m.wg.Go(func() {
+		loop(m.ctx, every, log, what, func(ctx context.Context) (bool, error) { return false, fn(ctx) })
+	})
 }
 
-// loop calls merge every interval until ctx ends.
-func loop(ctx context.Context, every time.Duration, log *zap.Logger, what string, merge func(context.Context) error) {
+// loop calls merge every interval until ctx ends, and again at once while
+// merge says it is busy (work is still waiting).
+func loop(ctx context.Context, every time.Duration, log *zap.Logger, what string, merge func(context.Context) (bool, error)) {
 	tick := time.NewTicker(every)
 	defer tick.Stop()
-	failing := false
+	failing, busy := false, false
 	for {
-		select {
-		case <-ctx.Done():
+		if !busy {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+			}
+		} else if ctx.Err() != nil {
 			return
-		case <-tick.C:
 		}
-		failing = logFailure(ctx, log, what, merge(ctx), failing)
+		var err error
+		busy, err = merge(ctx)
+		failing = logFailure(ctx, log, what, err, failing)
+		busy = busy && err == nil
 	}
 }
 

@@ -7,6 +7,7 @@ package apierr
 import (
 	"errors"
 	"fmt"
+	"time"
 )
 
 // Codes of the error envelope (API-DECISIONS.md "Errors").
@@ -33,6 +34,9 @@ type Error struct {
 	Hint    string
 	// Cause is logged by the server and never written to the client.
 	Cause error
+	// RetryAfter, on an unavailable error, is how long the client should
+	// wait before retrying (the server's default when 0).
+	RetryAfter time.Duration
 }
 
 // Error implements error.
@@ -58,6 +62,9 @@ func Newf(code, format string, args ...any) *Error {
 func Wrap(cause error, code, message string) *Error {
 	return &Error{Code: code, Message: message, Cause: cause}
 }
+
+// WithRetryAfter returns e asking the client to wait d before retrying.
+func (e *Error) WithRetryAfter(d time.Duration) *Error { e.RetryAfter = d; return e }
 
 // WithHint returns e with a hint for the client.
 func (e *Error) WithHint(hint string) *Error { e.Hint = hint; return e }

@@ -51,7 +51,7 @@ GROUP BY 1 ORDER BY 4 DESC, 1`
 // AgentSteps reads the step rows of q.AgentName's runs in the window (the
 // per-run step rows the step report's rollups are summed from).
 func (db *DB) AgentSteps(ctx context.Context, q RunQuery) ([]AgentStep, error) {
-	if err := db.FreshRuns(ctx, q.ProjectID); err != nil {
+	if err := db.FreshRunsIn(ctx, q.ProjectID, q.Start, q.End); err != nil {
 		return nil, err
 	}
 	return collect(ctx, db, agentStepsSQL, []any{q.ProjectID, q.AgentName, q.Start, q.End},

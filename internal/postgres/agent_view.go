@@ -144,7 +144,7 @@ GROUP BY GROUPING SETS ((run_agent), (run_agent, model))`
 // ReadAgentRuns reads the run totals and repeated work per agent (only
 // q.AgentName's when set) of the runs whose first call lies in the window.
 func (db *DB) ReadAgentRuns(ctx context.Context, q RunQuery) (map[string]*AgentRuns, error) {
-	if err := db.FreshRuns(ctx, q.ProjectID); err != nil {
+	if err := db.FreshRunsIn(ctx, q.ProjectID, q.Start, q.End); err != nil {
 		return nil, err
 	}
 	out := map[string]*AgentRuns{}

@@ -96,7 +96,7 @@ FROM runs WHERE project_id = $1 AND agent_name = ANY($2) AND first_ts >= $3 AND 
 // ReadCompliance reads the usage of agents in one snapshot.
 func (db *DB) ReadCompliance(ctx context.Context, project string, agents []string, from, to time.Time) (ComplianceData, error) {
 	d := ComplianceData{Totals: map[string][2]int64{}, LastSeen: map[[3]string]time.Time{}}
-	if err := db.FreshRuns(ctx, project); err != nil {
+	if err := db.FreshRunsIn(ctx, project, from, to); err != nil {
 		return d, err
 	}
 	err := db.readSnapshot(ctx, func(tx pgx.Tx, watermark int64) error {

@@ -36,12 +36,38 @@ type DB struct {
 	Enqueue func(ctx context.Context, tx pgx.Tx, envs []webhook.Envelope) error
 	// keys caches authenticated API keys (CacheAPIKeys); nil: none.
 	keys *keyCache
+	// MergeSlice bounds the calls one rollup merge step folds
+	// (DefaultMergeSlice when 0); MergeTimeout is a step's statement
+	// timeout (10 minutes when 0). Set them before the merger starts.
+	MergeSlice   int64
+	MergeTimeout time.Duration
+	// work, when opened (OpenWork), serves ingest apart from the reads.
+	work *pgxpool.Pool
+	// OnStored, when set (before ingest starts), hears how many calls of
+	// a project each write stored and how many runs it marked, once it
+	// committed: the back-pressure gate counts them until its next reading
+	// of the merge lag.
+	OnStored func(projectID string, calls, runs int64)
 }
 
 // Open connects to url with a bounded pool. A pool that cannot hand out a
 // connection within the acquire timeout fails fast, so callers get an
 // unavailable error instead of hanging.
 func Open(ctx context.Context, url string, maxConns int32) (*DB, error) {
+	cfg, err := poolConfig(url, maxConns)
+	if err != nil {
+		return nil, err
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	return &DB{Pool: pool}, nil
+}
+
+// poolConfig is the configuration of a pool of at most maxConns (0: pgx's
+// default) connections to url.
+func poolConfig(url string, maxConns int32) (*pgxpool.Config, error) {
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
 		return nil, fmt.Errorf("database url: %w", err)
@@ -61,17 +87,16 @@ func Open(ctx context.Context, url string, maxConns int32) (*DB, error) {
 		cfg.ConnConfig.RuntimeParams["jit"] = "off"
 	}
 	cfg.AfterConnect = useFastArrays
-	pool, err := pgxpool.NewWithConfig(ctx, cfg)
-	if err != nil {
-		return nil, err
-	}
-	return &DB{Pool: pool}, nil
+	return cfg, nil
 }
 
 // Close stops the key cache's listener and releases the pool.
 func (db *DB) Close() {
 	if db.keys != nil {
 		db.keys.stop()
+	}
+	if db.work != nil {
+		db.work.Close()
 	}
 	db.Pool.Close()
 }

@@ -17,6 +17,8 @@ import (
 // WriteResult is what one write stored.
 type WriteResult struct {
 	Stored, Duplicate, Outcomes int64
+	// Marked counts the runs the write marked for the run merger.
+	Marked int64
 }
 
 // insertSQL writes events and outcomes in ONE statement, adds the stored
@@ -46,8 +48,8 @@ var insertSQL = func() string {
   ON CONFLICT (project_id, trace_id) DO UPDATE
     SET success = excluded.success, label = excluded.label, recorded_at = excluded.recorded_at
   RETURNING project_id, trace_id
-)`+spendUpsert+totalsUpsert+pendingUpsert+`
-SELECT (SELECT count(*) FROM ev), (SELECT count(*) FROM oc),
+)`+spendUpsert+totalsUpsert+pendingUpsert+batchLog+`
+SELECT (SELECT count(*) FROM ev), (SELECT count(*) FROM oc), (SELECT count(*) FROM rp),
     coalesce((SELECT array_agg(sp.project_id::text ORDER BY sp.project_id, sp.month) FROM sp), '{}'),
     coalesce((SELECT array_agg(sp.month ORDER BY sp.project_id, sp.month) FROM sp), '{}'),
     coalesce((SELECT array_agg(sp.metered_nano ORDER BY sp.project_id, sp.month) FROM sp), '{}'),
@@ -92,7 +94,29 @@ func (db *DB) WriteWith(ctx context.Context, hook WriteHook, events []event.Even
 		return WriteResult{}, translate(err, "events")
 	}
 	res.Duplicate = received - res.Stored
+	db.tellStored(events, res.Stored, res.Marked)
 	return res, nil
+}
+
+// tellStored tells OnStored what a write stored and marked, per project:
+// the counts for a batch of one project, at most each project's calls for
+// a mixed one (events are sorted by project).
+func (db *DB) tellStored(events []event.Event, stored, marked int64) {
+	if db.OnStored == nil || len(events) == 0 || stored+marked == 0 {
+		return
+	}
+	if events[0].ProjectID == events[len(events)-1].ProjectID {
+		db.OnStored(events[0].ProjectID, stored, marked)
+		return
+	}
+	for i := 0; i < len(events); {
+		j := i
+		for j < len(events) && events[j].ProjectID == events[i].ProjectID {
+			j++
+		}
+		db.OnStored(events[i].ProjectID, int64(j-i), int64(j-i))
+		i = j
+	}
 }
 
 // insert opens the ingest transaction and runs the insert statement and,
@@ -114,7 +138,7 @@ func insert(ctx context.Context, conn *pgxpool.Conn, args []any, wants []RunTota
 	br := conn.SendBatch(ctx, b)
 	_, err := br.Exec()
 	if err == nil {
-		err = br.QueryRow().Scan(&res.Stored, &res.Outcomes, &sp.projects, &sp.months, &sp.after, &sp.delta, versions)
+		err = br.QueryRow().Scan(&res.Stored, &res.Outcomes, &res.Marked, &sp.projects, &sp.months, &sp.after, &sp.delta, versions)
 	}
 	var pre map[string]PrefetchedTotals
 	for _, w := range wants {

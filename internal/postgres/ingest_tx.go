@@ -32,7 +32,7 @@ const (
 // any failure the transaction is rolled back; a connection left in an
 // unknown state (a cancelled context) is closed by the pool on release.
 func (db *DB) ingestTx(ctx context.Context, fn func(*pgxpool.Conn) (*WriteTx, error)) error {
-	conn, err := db.Pool.Acquire(ctx)
+	conn, err := db.workPool().Acquire(ctx)
 	if err != nil {
 		return err
 	}

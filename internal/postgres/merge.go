@@ -1,7 +1,9 @@
 package postgres
 
 import (
+	"cmp"
 	"context"
+	"strconv"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
@@ -29,8 +31,9 @@ const lockState = `SELECT watermark FROM rollup_state FOR UPDATE`
 const snapshotXmin = `SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint`
 
 // mergeSQL folds the events with $1 ≤ tx < $2 (except project $3's, whose
-// rollups a rebuild is about to recompute) into the rollups and moves the
-// watermark to $2, in one statement. The calls are first summed per hour
+// rollups a rebuild is about to recompute) into the rollups, moves the
+// watermark to $2 and forgets the batches logged below it, in one
+// statement. The calls are first summed per hour
 // and combination of keys (the finest grain: every rollup row is a sum of
 // these), so the expansion into one row per dimension works on fewer rows.
 var mergeSQL = `WITH src AS (
@@ -39,7 +42,8 @@ var mergeSQL = `WITH src AS (
   FROM (SELECT ` + contribution("e") + `
     FROM events e WHERE e.tx >= $1 AND e.tx < $2 AND ($3::uuid IS NULL OR e.project_id <> $3)) c
   GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9
-)` + rollupUpsert() + agentKeysUpsert + lastSeenMerge + `, st AS (UPDATE rollup_state SET watermark = $2 RETURNING 1)
+)` + rollupUpsert() + agentKeysUpsert + lastSeenMerge + `, st AS (UPDATE rollup_state SET watermark = $2 RETURNING 1),
+bl AS (DELETE FROM ingest_batches WHERE tx < $2)
 SELECT (SELECT count(*) FROM src), (SELECT count(*) FROM rh) + (SELECT count(*) FROM rd) + (SELECT count(*) FROM rw),
   (SELECT count(*) FROM st)`
 
@@ -83,6 +87,28 @@ func lastSeenUpsert(from, ts, cond string) string {
   WHERE agent_last_seen.last_seen < excluded.last_seen`
 }
 
+// batchLog (after a leading comma) logs the batch's stored calls per
+// project in ingest_batches (migration 0027), in the ingest statement: the
+// merger cuts its slices by these rows and the merge lag is read from them.
+const batchLog = `, ib AS (
+  INSERT INTO ingest_batches (project_id, calls) SELECT project_id, count(*) FROM ev GROUP BY project_id
+)`
+
+// sliceEndSQL is where the next slice of the tail ends: the first logged
+// transaction with at least $3 calls logged between the watermark $1 and it,
+// or the horizon $2 when fewer are. A slice takes at least one batch, so
+// it always moves the watermark; its size does not grow with the backlog.
+const sliceEndSQL = `SELECT coalesce(min(tx), $2::bigint) FROM (
+  SELECT tx, sum(calls) OVER (ORDER BY tx) - calls AS before
+  FROM (SELECT tx, sum(calls) AS calls FROM ingest_batches WHERE tx >= $1 AND tx < $2 GROUP BY tx) g
+) s WHERE before >= $3`
+
+// DefaultMergeSlice is how many calls one merge step folds at most (plus
+// the rest of the batch that crosses it): about a quarter of a second of
+// merging on two cores, so a step never nears its statement timeout and a
+// failed step costs little to retry.
+const DefaultMergeSlice = 50_000
+
 // MergeResult is what one merge did.
 type MergeResult struct {
 	// Groups merged (calls summed per hour and combination of keys) and
@@ -90,40 +116,95 @@ type MergeResult struct {
 	Groups, Rows int64
 	// Watermark after the merge: every event with a lower tx is merged.
 	Watermark int64
+	// Steps is how many slices were merged, each in its own transaction.
+	Steps int
 }
 
-// MergeRollups folds the events inserted since the last merge into the
-// rollups and advances the watermark, in one transaction. Concurrent calls
-// (other instances on the database) wait for each other and merge each
-// event once. The extension runs it every second; tests and tools may call
-// it whenever they need the tail empty.
+// MergeRollups folds the events inserted before the call into the
+// rollups, slice by slice (MergeStep), each slice committed with the
+// watermark moved past it, so a backlog of any size drains at the pace of
+// its slices and a failure loses one slice's work. It stops at the
+// horizon it saw first, so it returns under sustained ingest too; the
+// extension runs it every second. Concurrent calls (other instances on the
+// database) take turns on the merger's lock and merge each event once.
 func (db *DB) MergeRollups(ctx context.Context) (MergeResult, error) {
+	var total MergeResult
+	horizon, err := db.MergeHorizon(ctx)
+	if err != nil {
+		return total, err
+	}
+	for {
+		res, err := db.MergeStep(ctx, horizon)
+		total.Groups, total.Rows, total.Steps = total.Groups+res.Groups, total.Rows+res.Rows, total.Steps+res.Steps
+		total.Watermark = max(total.Watermark, res.Watermark)
+		if err != nil || res.Steps == 0 || res.Watermark >= horizon {
+			return total, err
+		}
+	}
+}
+
+// MergeStep merges one slice of the tail: at most the merge slice's calls
+// (db.MergeSlice, DefaultMergeSlice when 0) and nothing at or above
+// horizon (0: none), in one transaction that moves the watermark past it.
+// Steps is 0 when there was nothing to merge.
+func (db *DB) MergeStep(ctx context.Context, horizon int64) (MergeResult, error) {
 	var res MergeResult
 	err := pgx.BeginFunc(ctx, db.Pool, func(tx pgx.Tx) error {
 		var err error
-		res, err = mergeLocked(ctx, tx, nil)
+		res, err = mergeSlice(ctx, tx, horizon, cmp.Or(db.MergeSlice, DefaultMergeSlice), db.mergeTimeout())
 		return err
 	})
 	return res, translate(err, "rollups")
 }
 
-// mergeLocked takes the merger's lock and merges up to the current xmin,
-// skipping project except (nil: none).
+// mergeTimeout is the statement timeout of one merge step.
+func (db *DB) mergeTimeout() string {
+	if db.MergeTimeout > 0 {
+		return strconv.FormatInt(db.MergeTimeout.Milliseconds(), 10) + "ms"
+	}
+	return "10min"
+}
+
+// mergeLocked takes the merger's lock and merges up to the current xmin
+// in one statement, skipping project except (nil: none): RebuildRollups'
+// merge of the other projects before it recomputes one.
 func mergeLocked(ctx context.Context, tx pgx.Tx, except *string) (MergeResult, error) {
+	return merge(ctx, tx, except, 0, 0, "10min")
+}
+
+// mergeSlice takes the merger's lock and merges the slice of at most
+// slice calls from the watermark, below horizon (0: none) and the current
+// xmin.
+func mergeSlice(ctx context.Context, tx pgx.Tx, horizon, slice int64, timeout string) (MergeResult, error) {
+	return merge(ctx, tx, nil, horizon, slice, timeout)
+}
+
+// merge locks the merger's state and merges from the watermark to the
+// current xmin, or less: below horizon (0: no bound) and at most slice
+// calls (0: no bound); except's events (nil: none) are skipped.
+func merge(ctx context.Context, tx pgx.Tx, except *string, horizon, slice int64, timeout string) (MergeResult, error) {
 	var res MergeResult
-	if _, err := tx.Exec(ctx, mergeSettings); err != nil {
+	if _, err := tx.Exec(ctx, mergeSettings+"; SET LOCAL statement_timeout = '"+timeout+"'"); err != nil {
 		return res, err
 	}
-	var watermark, xmin int64
+	var watermark, end int64
 	if err := tx.QueryRow(ctx, lockState).Scan(&watermark); err != nil {
 		return res, err
 	}
-	if err := tx.QueryRow(ctx, snapshotXmin).Scan(&xmin); err != nil {
+	if err := tx.QueryRow(ctx, snapshotXmin).Scan(&end); err != nil {
 		return res, err
 	}
+	if horizon > 0 {
+		end = min(end, horizon)
+	}
 	res.Watermark = watermark
-	if xmin <= watermark {
+	if end <= watermark {
 		return res, nil
+	}
+	if slice > 0 {
+		if err := tx.QueryRow(ctx, sliceEndSQL, watermark, end, slice).Scan(&end); err != nil {
+			return res, err
+		}
 	}
 	// Only the merge statement is planned without sorts (noSorts), in the
 	// same round trip; what the caller runs next in the transaction
@@ -131,14 +212,14 @@ func mergeLocked(ctx context.Context, tx pgx.Tx, except *string) (MergeResult, e
 	b := &pgx.Batch{}
 	b.Queue(noSorts)
 	var moved int64
-	b.Queue(mergeSQL, watermark, xmin, except).QueryRow(func(row pgx.Row) error {
+	b.Queue(mergeSQL, watermark, end, except).QueryRow(func(row pgx.Row) error {
 		return row.Scan(&res.Groups, &res.Rows, &moved)
 	})
 	b.Queue(sortsAgain)
 	if err := tx.SendBatch(ctx, b).Close(); err != nil {
 		return res, err
 	}
-	res.Watermark = xmin
+	res.Watermark, res.Steps = end, 1
 	return res, nil
 }
 
@@ -155,8 +236,7 @@ const noSorts, sortsAgain = `SET LOCAL enable_sort = off`, `SET LOCAL enable_sor
 // mergeSettings: the planner must see the watermark's value to pick the BRIN
 // index on tx (a generic plan guesses a third of the table); a tail grown
 // behind a long transaction may take a while and some memory to group.
-const mergeSettings = `SET LOCAL plan_cache_mode = force_custom_plan; SET LOCAL statement_timeout = '10min';
-SET LOCAL work_mem = '64MB'`
+const mergeSettings = `SET LOCAL plan_cache_mode = force_custom_plan; SET LOCAL work_mem = '64MB'`
 
 // MergeHorizon is the id the next transaction will get: every event stored
 // before the call has a lower tx, so all of them are in the rollups once

@@ -5,30 +5,27 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/llmcost/llmcost/internal/runs"
 )
 
 // Daily run rollups (migration 0010): run_day, run_step_day and
 // run_tool_day rows per (project, agent, UTC day of the run's first call,
-// workflow), and '' agent rows over every agent. A run refresh recomputes
-// the rows of every key its runs had before and have after: the per-agent
-// rows from the runs table, then the '' rows from the per-agent rows.
-// Recomputing (instead of adding deltas) keeps max_cost_nano and
-// max_depth exact when a run moves to another key or gets cheaper.
+// workflow), and '' agent rows over every agent. A run refresh adds the
+// difference its runs make (run_delta.go); the keys whose maxima that
+// cannot keep exact (a run that got cheaper or moved to another key) are
+// recomputed here: the per-agent rows from the runs table, then the ''
+// rows from the per-agent rows. RebuildRuns recomputes every key.
 
-// dayKey is one per-agent rollup key.
-type dayKey struct {
-	ProjectID string
-	Day       time.Time
-	Workflow  string // "" for runs without a workflow
-	Agent     string
-}
+// dayKey is one per-agent rollup key (Workflow "" for runs without one).
+type dayKey = runs.DayKey
 
 func dayOf(t time.Time) time.Time { return t.UTC().Truncate(24 * time.Hour) }
 
 // dayKeyArrays turns keys into unnest arrays, sorted and distinct.
 func dayKeyArrays(keys map[dayKey]bool) (p []string, d []time.Time, w, a []string) {
 	for k := range keys {
-		p, d, w, a = append(p, k.ProjectID), append(d, k.Day), append(w, k.Workflow), append(a, k.Agent)
+		p, d, w, a = append(p, k.Project), append(d, k.Day), append(w, k.Workflow), append(a, k.Agent)
 	}
 	return p, d, w, a
 }

@@ -77,8 +77,9 @@ FROM unnest($1::uuid[], $2::text[]) WITH ORDINALITY AS u(p, t, i)
 JOIN events e ON e.project_id = u.p AND e.trace_id = u.t`
 
 // RefreshRuns recomputes the run rows of keys from their stored calls,
-// inside tx: lock, read, compute (runs.Build), replace, and deletes the
-// runs' marks (runs_pending.go).
+// inside tx: lock, read, compute (runs.Build), replace, change the daily
+// rollups by the difference (run_delta.go), and delete the runs' marks
+// (runs_pending.go).
 func RefreshRuns(ctx context.Context, tx pgx.Tx, keys []RunKey) error {
 	if len(keys) == 0 {
 		return nil
@@ -94,7 +95,7 @@ func RefreshRuns(ctx context.Context, tx pgx.Tx, keys []RunKey) error {
 	if err := tx.QueryRow(ctx, runLockSQL, p, t).Scan(&locked); err != nil {
 		return err
 	}
-	days, err := oldDayKeys(ctx, tx, p, t)
+	old, outcomes, err := readContributions(ctx, tx, p, t)
 	if err != nil {
 		return err
 	}
@@ -102,35 +103,11 @@ func RefreshRuns(ctx context.Context, tx pgx.Tx, keys []RunKey) error {
 	if err != nil {
 		return err
 	}
+	now := make(map[RunKey]runs.Contribution, len(built))
 	for _, br := range built {
-		days[newDayKey(br)] = true
+		now[br.RunKey] = contributionOf(br, outcomes[br.RunKey])
 	}
-	return writeRuns(ctx, tx, keys, built, days)
-}
-
-// oldDayKeys are the rollup keys the runs (p, t) have before a refresh.
-func oldDayKeys(ctx context.Context, tx pgx.Tx, p, t []string) (map[dayKey]bool, error) {
-	rows, err := tx.Query(ctx, `SELECT r.project_id::text, date_trunc('day', r.first_ts, 'UTC'),
-  coalesce(r.workflow, ''), r.agent_name
-FROM unnest($1::uuid[], $2::text[]) AS u(p, t) JOIN runs r ON r.project_id = u.p AND r.trace_id = u.t`, p, t)
-	if err != nil {
-		return nil, err
-	}
-	keys, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (dayKey, error) {
-		var k dayKey
-		err := r.Scan(&k.ProjectID, &k.Day, &k.Workflow, &k.Agent)
-		k.Day = k.Day.UTC()
-		return k, err
-	})
-	out := make(map[dayKey]bool, len(keys)+len(p))
-	for _, k := range keys {
-		out[k] = true
-	}
-	return out, err
-}
-
-func newDayKey(br builtRun) dayKey {
-	return dayKey{ProjectID: br.ProjectID, Day: dayOf(br.FirstTS), Workflow: br.Workflow, Agent: br.AgentName}
+	return writeRuns(ctx, tx, keys, built, runs.Delta(old, now))
 }
 
 // builtRun is one computed run and its key.
@@ -174,16 +151,16 @@ func readRuns(ctx context.Context, tx pgx.Tx, p, t []string) ([]builtRun, error)
 }
 
 // writeRuns replaces the rows of keys (deleting a run cascades to its
-// steps, tools and repeats) with the built runs and recomputes the daily
-// rollups of days, in one round trip.
-func writeRuns(ctx context.Context, tx pgx.Tx, keys []RunKey, built []builtRun, days map[dayKey]bool) error {
+// steps, tools and repeats) with the built runs and applies the change to
+// the daily rollups, in one round trip.
+func writeRuns(ctx context.Context, tx pgx.Tx, keys []RunKey, built []builtRun, change runs.Change) error {
 	p, t := keyArrays(keys)
 	b := &pgx.Batch{}
 	b.Queue(deleteMarksSQL, p, t)
 	b.Queue(`DELETE FROM runs r USING unnest($1::uuid[], $2::text[]) AS u(p, t)
 WHERE r.project_id = u.p AND r.trace_id = u.t`, p, t)
 	queueRunInserts(b, built)
-	queueDayRefresh(b, days)
+	queueDayDelta(b, change)
 	return tx.SendBatch(ctx, b).Close()
 }
 
@@ -215,11 +192,16 @@ func queueRunInserts(b *pgx.Batch, built []builtRun) {
 			rp.add(br, i, x)
 		}
 	}
+	// Each run keeps the outcome its rollup contribution counts
+	// (migration 0028), read as the refresh's delta read it: an ingest
+	// replacing the outcome must mark the run too, and waits for the
+	// refresh holding the mark.
 	b.Queue(`INSERT INTO runs (project_id, trace_id, agent_name, workflow, first_ts, first_event_id, last_end,
-  calls, cost_nano, tool_calls, failed_calls, success_calls, tokens, max_depth, steps)
-SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::timestamptz[], $6::text[],
+  calls, cost_nano, tool_calls, failed_calls, success_calls, tokens, max_depth, steps, outcome)
+SELECT u.*, o.success FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::timestamptz[], $6::text[],
   $7::timestamptz[], $8::bigint[], $9::bigint[], $10::bigint[], $11::bigint[], $12::bigint[], $13::bigint[],
-  $14::bigint[], $15::bigint[])`, r.p, r.t, r.agent, r.workflow, r.first, r.firstID, r.lastEnd,
+  $14::bigint[], $15::bigint[]) AS u(p, t, a, w, f, fe, le, c, co, tc, fc, sc, tk, md, st)
+LEFT JOIN outcomes o ON o.project_id = u.p AND o.trace_id = u.t`, r.p, r.t, r.agent, r.workflow, r.first, r.firstID, r.lastEnd,
 		r.calls, r.cost, r.tools, r.failed, r.success, r.tokens, r.depth, r.steps)
 	if len(st.p) > 0 {
 		// Steps also carry the run's agent and first call, and their tool

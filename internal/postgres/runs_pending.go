@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -64,20 +65,32 @@ const pendingUpsert = `, rp AS (
 const pendingEarlier = `(runs_pending.first_ts IS NULL AND excluded.first_ts IS NOT NULL
       OR (excluded.first_ts, excluded.first_event_id COLLATE "C") < (runs_pending.first_ts, runs_pending.first_event_id COLLATE "C"))`
 
-// pendingChunk is how many marked runs one refresh transaction takes. The
-// day keys of a chunk's runs are recomputed once, from all their runs, so
-// larger chunks cost less in all; an ingest marking one of the chunk's runs
-// waits for the chunk's commit, which MergeRuns' settling time makes rare.
-const pendingChunk = 2000
+// pendingChunk is how many marked runs one refresh transaction takes. A
+// chunk costs about what its runs cost (the daily rollups change by the
+// difference, run_delta.go), and a run report or an ingest that needs one
+// of its marks waits for its commit, so chunks are kept short.
+const pendingChunk = 500
 
 // pendingSQL locks marked runs of project $1 (NULL: every project) after
 // the key ($3, $4), in key order, marked $5 seconds ago or earlier (NULL:
-// any): one pass of refreshAll visits each mark at most once, however fast
-// ingest marks runs again.
-const pendingSQL = `SELECT project_id::text, trace_id FROM runs_pending
-WHERE ($1::uuid IS NULL OR project_id = $1) AND (project_id, trace_id) > ($3::uuid, $4::text)
-  AND ($5::float8 IS NULL OR marked_at <= now() - make_interval(secs => $5))
-ORDER BY project_id, trace_id LIMIT $2 FOR UPDATE`
+// any), that can change a report of the runs whose first call lies in
+// [$6, $7) (NULL: every run; markInWindow): one pass of refreshAll visits
+// each mark at most once, however fast ingest marks runs again.
+const pendingSQL = `SELECT m.project_id::text, m.trace_id FROM runs_pending m
+WHERE ($1::uuid IS NULL OR m.project_id = $1) AND (m.project_id, m.trace_id) > ($3::uuid, $4::text)
+  AND ($5::float8 IS NULL OR m.marked_at <= now() - make_interval(secs => $5))
+  AND ` + markInWindow + `
+ORDER BY m.project_id, m.trace_id LIMIT $2 FOR UPDATE OF m`
+
+// markInWindow: the mark m can change a report over the runs whose first
+// call lies in [$6, $7) (NULL $6: any). A run's first call after the
+// refresh is the earlier of its row's and its mark's, so a run whose row
+// and mark both lie outside the window is outside it before and after
+// (a run that moves out of the window has its row inside, and one that
+// moves in has its mark inside).
+const markInWindow = `($6::timestamptz IS NULL OR (m.first_ts >= $6 AND m.first_ts < $7::timestamptz)
+    OR EXISTS (SELECT 1 FROM runs r WHERE r.project_id = m.project_id AND r.trace_id = m.trace_id
+      AND r.first_ts >= $6 AND r.first_ts < $7::timestamptz))`
 
 // noKey sorts before every run key.
 var noKey = RunKey{ProjectID: "00000000-0000-0000-0000-000000000000"}
@@ -95,12 +108,12 @@ WHERE m.project_id = u.p AND m.trace_id = u.t`
 // project's) after the key after, and answers the keys it took. For the
 // merger (settled not nil) it leaves for later the marks an ingest in
 // progress holds and those marked less than settled seconds ago.
-func refreshPending(ctx context.Context, tx pgx.Tx, project *string, after RunKey, settled *float64) ([]RunKey, error) {
+func refreshPending(ctx context.Context, tx pgx.Tx, project *string, after RunKey, settled *float64, w window) ([]RunKey, error) {
 	sql := pendingSQL
 	if settled != nil {
 		sql += " SKIP LOCKED"
 	}
-	rows, err := tx.Query(ctx, sql, project, pendingChunk, after.ProjectID, after.TraceID, settled)
+	rows, err := tx.Query(ctx, sql, project, pendingChunk, after.ProjectID, after.TraceID, settled, w.start, w.end)
 	if err != nil {
 		return nil, err
 	}
@@ -114,15 +127,20 @@ func refreshPending(ctx context.Context, tx pgx.Tx, project *string, after RunKe
 	return keys, RefreshRuns(ctx, tx, keys)
 }
 
-// refreshAll refreshes the marked runs (of project, nil: all) in one pass
-// in key order, a chunk per transaction.
-func (db *DB) refreshAll(ctx context.Context, project *string, settled *float64) (int, error) {
+// window bounds the runs a refresh is for by their first call (nil
+// start: every run).
+type window struct{ start, end *time.Time }
+
+// refreshAll refreshes the marked runs (of project, nil: all; that can
+// change a report over w) in one pass in key order, a chunk per
+// transaction.
+func (db *DB) refreshAll(ctx context.Context, project *string, settled *float64, w window) (int, error) {
 	total, after := 0, noKey
 	for {
 		var keys []RunKey
 		err := pgx.BeginFunc(ctx, db.Pool, func(tx pgx.Tx) error {
 			var err error
-			keys, err = refreshPending(ctx, tx, project, after, settled)
+			keys, err = refreshPending(ctx, tx, project, after, settled, w)
 			return err
 		})
 		total += len(keys)
@@ -143,19 +161,32 @@ func (db *DB) refreshAll(ctx context.Context, project *string, settled *float64)
 // one of them. It answers how many runs it refreshed.
 func (db *DB) MergeRuns(ctx context.Context, settled time.Duration) (int, error) {
 	secs := settled.Seconds()
-	return db.refreshAll(ctx, nil, &secs)
+	return db.refreshAll(ctx, nil, &secs, window{})
 }
 
 // FreshRuns refreshes the project's marked runs, if any, before a read of
 // the run tables: the read then includes every batch acknowledged before
 // it. When none is marked it costs one index probe.
 func (db *DB) FreshRuns(ctx context.Context, projectID string) error {
+	return db.freshRuns(ctx, projectID, window{})
+}
+
+// FreshRunsIn is FreshRuns for a read of the runs whose first call lies in
+// [start, end): it refreshes only the marks that can change such a read,
+// so a report over last week does not wait for a back-fill of last
+// month's runs.
+func (db *DB) FreshRunsIn(ctx context.Context, projectID string, start, end time.Time) error {
+	return db.freshRuns(ctx, projectID, window{&start, &end})
+}
+
+func (db *DB) freshRuns(ctx context.Context, projectID string, w window) error {
 	var marked bool
-	if err := db.Pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM runs_pending WHERE project_id = $1)`,
-		projectID).Scan(&marked); err != nil || !marked {
+	if err := db.Pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM runs_pending m WHERE m.project_id = $1 AND `+
+		strings.NewReplacer("$6", "$2", "$7", "$3").Replace(markInWindow)+`)`,
+		projectID, w.start, w.end).Scan(&marked); err != nil || !marked {
 		return translate(err, "runs")
 	}
-	_, err := db.refreshAll(ctx, &projectID, nil)
+	_, err := db.refreshAll(ctx, &projectID, nil, w)
 	return err
 }
 

@@ -103,7 +103,7 @@ const workflowOrder = `3 DESC, coalesce(r.workflow, '') COLLATE "C", r.workflow 
 // WorkflowRows reads the workflow rows of the runs in the window, with
 // their outcome counts.
 func (db *DB) WorkflowRows(ctx context.Context, q RunQuery) ([]WorkflowSums, error) {
-	if err := db.FreshRuns(ctx, q.ProjectID); err != nil {
+	if err := db.FreshRunsIn(ctx, q.ProjectID, q.Start, q.End); err != nil {
 		return nil, err
 	}
 	sql, args := q.rollupSQL(`WITH src AS (
@@ -162,7 +162,7 @@ func (db *DB) ToolRows(ctx context.Context, q RunQuery) ([]GroupSums, error) {
 // groupRows reads step or tool sums: whole days from rollup, the edges from
 // the runs' per-run rows (table, column name); by workflow too when byWorkflow.
 func (db *DB) groupRows(ctx context.Context, q RunQuery, rollup, table, name string, byWorkflow bool) ([]GroupSums, error) {
-	if err := db.FreshRuns(ctx, q.ProjectID); err != nil {
+	if err := db.FreshRunsIn(ctx, q.ProjectID, q.Start, q.End); err != nil {
 		return nil, err
 	}
 	wf, group, order := "NULL::text", "name", `name COLLATE "C"`
@@ -208,7 +208,7 @@ type RepeatRow struct {
 // carry their run's first call time, agent and workflow, so the read walks
 // run_repeats_wasted_idx and stops at the limit.
 func (db *DB) RepeatRows(ctx context.Context, q RunQuery) ([]RepeatRow, error) {
-	if err := db.FreshRuns(ctx, q.ProjectID); err != nil {
+	if err := db.FreshRunsIn(ctx, q.ProjectID, q.Start, q.End); err != nil {
 		return nil, err
 	}
 	sql, args := q.sql(`SELECT x.trace_id, x.workflow, x.step_name, x.tool_name, x.model, x.occurrences,
@@ -244,7 +244,7 @@ func (db *DB) TopWorkflow(ctx context.Context, q RunQuery) (string, bool, error)
 // RunCosts reads the cost of the newest Limit runs of the window (Limit +
 // 1 tells the caller there were more).
 func (db *DB) RunCosts(ctx context.Context, q RunQuery) ([]int64, error) {
-	if err := db.FreshRuns(ctx, q.ProjectID); err != nil {
+	if err := db.FreshRunsIn(ctx, q.ProjectID, q.Start, q.End); err != nil {
 		return nil, err
 	}
 	sql, args := q.sql(`SELECT r.cost_nano FROM runs r WHERE {{RUNS}} ORDER BY r.first_ts DESC LIMIT $4`)
@@ -261,7 +261,7 @@ type RunRow struct {
 
 // TraceRows reads the most expensive runs of the window.
 func (db *DB) TraceRows(ctx context.Context, q RunQuery) ([]RunRow, error) {
-	if err := db.FreshRuns(ctx, q.ProjectID); err != nil {
+	if err := db.FreshRunsIn(ctx, q.ProjectID, q.Start, q.End); err != nil {
 		return nil, err
 	}
 	sql, args := q.sql(`SELECT r.trace_id, r.workflow, r.calls, r.cost_nano, r.max_depth, r.failed_calls,

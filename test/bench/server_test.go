@@ -98,6 +98,13 @@ func (s *llmcost) do(method, path, bearer string, body []byte) (int, []byte, err
 // register creates an account over HTTP and returns its default project's
 // id and API key.
 func (s *llmcost) register(b *testing.B) (projectID, key string) {
+	projectID, key, _ = s.registerAccount(b)
+	return projectID, key
+}
+
+// registerAccount is register that also returns the account's access token,
+// for what an API key may not do (setting a budget).
+func (s *llmcost) registerAccount(b *testing.B) (projectID, key, token string) {
 	body, _ := json.Marshal(map[string]any{
 		"email": fmt.Sprintf("bench%d@example.com", time.Now().UnixNano()), "password": "correct horse battery",
 		"name": "Bench", "accept_terms": true, "accept_privacy": true,
@@ -108,6 +115,7 @@ func (s *llmcost) register(b *testing.B) (projectID, key string) {
 		b.Fatalf("register: %d %v %s", status, err, raw)
 	}
 	var r struct {
+		AccessToken    string `json:"access_token"`
 		DefaultProject struct {
 			ID     string `json:"id"`
 			APIKey string `json:"api_key"`
@@ -116,7 +124,7 @@ func (s *llmcost) register(b *testing.B) (projectID, key string) {
 	if err := json.Unmarshal(raw, &r); err != nil {
 		b.Fatal(err)
 	}
-	return r.DefaultProject.ID, r.DefaultProject.APIKey
+	return r.DefaultProject.ID, r.DefaultProject.APIKey, r.AccessToken
 }
 
 // rotateKey gives the seeded project a fresh API key for this run.

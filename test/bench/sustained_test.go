@@ -1,0 +1,303 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/llmcost/llmcost/extension/costapiextension"
+	"github.com/llmcost/llmcost/internal/benchdata"
+	"github.com/llmcost/llmcost/internal/postgres"
+	"github.com/llmcost/llmcost/internal/postgres/pgserver"
+)
+
+// Knobs of make bench-sustained, all optional.
+const (
+	// envSustainedEvents is how many calls project A streams (default
+	// 10,000,000, the issue's check; 200000 makes a run of a few minutes).
+	envSustainedEvents = "LLMCOST_BENCH_SUSTAINED_EVENTS"
+	// envSustainedClients is how many clients stream them (default 4).
+	envSustainedClients = "LLMCOST_BENCH_SUSTAINED_CLIENTS"
+	// envSustainedBystander is how many calls project B holds before A
+	// starts (default 200,000).
+	envSustainedBystander = "LLMCOST_BENCH_SUSTAINED_BYSTANDER"
+	// envSustainedCopy is how many of A's rows the COPY reference copies
+	// (default 2,000,000: COPY's rate hardly depends on the count, and
+	// copying all ten million would add minutes for nothing).
+	envSustainedCopy = "LLMCOST_BENCH_SUSTAINED_COPY"
+	// envSustainedAfter is how many times each report is timed right after
+	// the stream stops (default 10).
+	envSustainedAfter = "LLMCOST_BENCH_SUSTAINED_AFTER_RUNS"
+	// envSustainedLagBound is the merge-lag bound in seconds the lag is
+	// judged against (unset: printed without a verdict).
+	envSustainedLagBound = "LLMCOST_BENCH_SUSTAINED_LAG_BOUND"
+	// envSustainedKeep=1 keeps the run's database for inspection; by
+	// default it is dropped at the end (ten million calls take gigabytes).
+	envSustainedKeep = "LLMCOST_BENCH_SUSTAINED_KEEP"
+)
+
+// sustainedDatabase is the benchmark's database on its own cluster
+// (<bench dir>/sustained), made afresh for each run.
+const sustainedDatabase = "bench_sustained"
+
+// drainTimeout bounds the wait for the mergers to catch up after the stream.
+const drainTimeout = 60 * time.Minute
+
+// sustainedConfig is the run's knobs, read from the environment.
+type sustainedConfig struct {
+	events, clients, bystander, copyRows, afterRuns int
+	lagBound                                        float64 // seconds; 0 when unset
+	// backlogBound is each merger's backlog bound as the server runs it
+	// (the server's defaults, or LLMCOST_MAX_MERGE_BACKLOG and
+	// LLMCOST_MAX_RUN_BACKLOG when set for the run).
+	backlogBound map[string]int64
+}
+
+func sustainedConfigFromEnv(b *testing.B) sustainedConfig {
+	num := func(name string, def int) int {
+		v := os.Getenv(name)
+		if v == "" {
+			return def
+		}
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			b.Fatalf("%s=%q: want a positive integer", name, v)
+		}
+		return n
+	}
+	c := sustainedConfig{events: num(envSustainedEvents, 10_000_000), clients: num(envSustainedClients, 4),
+		bystander: num(envSustainedBystander, 200_000), copyRows: num(envSustainedCopy, 2_000_000),
+		afterRuns: num(envSustainedAfter, 10)}
+	if v := os.Getenv(envSustainedLagBound); v != "" {
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil || f <= 0 {
+			b.Fatalf("%s=%q: want seconds", envSustainedLagBound, v)
+		}
+		c.lagBound = f
+	}
+	c.copyRows = min(c.copyRows, c.events)
+	c.backlogBound = map[string]int64{"rollups": int64(num("LLMCOST_MAX_MERGE_BACKLOG", costapiextension.DefaultMaxMergeBacklog)),
+		"runs": int64(num("LLMCOST_MAX_RUN_BACKLOG", costapiextension.DefaultMaxRunBacklog))}
+	return c
+}
+
+// sustainedRun is everything one run measured, for printing.
+type sustainedRun struct {
+	cfg                 sustainedConfig
+	started, ended      time.Time
+	anchor              time.Time // project A's dataset ends here, when its stream started
+	loadStart, loadEnd  string
+	bystanderTook       time.Duration
+	stats               streamStats
+	sent, stored        int64
+	toLastAck           time.Duration
+	drained             map[string]time.Duration // since the stream started
+	samples             []lagSample
+	lagSource           string
+	lagErrs             []string
+	reads               *readLog
+	copyRate            float64
+	copied              int
+	budgetSet           string
+	budgetStateAtTheEnd string
+	streamErr           error         // the stream stopped on an answer other than 200 or 503
+	benchCPU            time.Duration // this process's CPU while A streamed: the load generator's share of the cores
+	serverLog           string        // the end of llmcost's log (warnings and errors), read once it stopped
+}
+
+// tail is the last n bytes of s, from a line's start.
+func tail(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	s = s[len(s)-n:]
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[i+1:]
+	}
+	return s
+}
+
+// processCPU is this process's user and system CPU so far.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkSustained is make bench-sustained (issue 27): project A streams
+// LLMCOST_BENCH_SUSTAINED_EVENTS calls of the default dataset through
+// POST /v1/events/batch from concurrent clients, as fast as the server
+// acknowledges them, while the mergers run as in production; meanwhile
+// the merge lag is sampled, every report of A and of a bystander project B
+// is read in a loop, and 50 clients poll A's budget state once a second.
+// Right after the last acknowledgement every report is timed again while
+// the mergers drain, and the time to drain is measured; then the same rows
+// are copied raw for the reference rate. Everything is printed as Markdown
+// and written to <bench dir>/sustained-<time>.md.
+func BenchmarkSustained(b *testing.B) {
+	cfg := sustainedConfigFromEnv(b)
+	for range b.N {
+		r := runSustained(b, cfg)
+		out := &mdOut{}
+		r.print(out)
+		path := filepath.Join(benchDir(), "sustained-"+r.started.Format("20060102T150405Z")+".md")
+		if err := os.WriteFile(path, out.buf.Bytes(), 0o644); err != nil {
+			b.Errorf("writing %s: %v", path, err)
+		} else {
+			fmt.Printf("\nwritten to %s\n", path)
+		}
+		for _, f := range r.failures() {
+			b.Error(f)
+		}
+	}
+}
+
+// runSustained runs the benchmark once and returns its figures.
+func runSustained(b *testing.B, cfg sustainedConfig) *sustainedRun {
+	ctx := context.Background()
+	r := &sustainedRun{cfg: cfg, started: time.Now().UTC(), loadStart: loadAverage(), reads: newReadLog()}
+	dir := filepath.Join(benchDir(), "sustained")
+	server, err := pgserver.Start(ctx, pgserver.Options{DataDir: dir, Settings: serverSettings, StartTimeout: 10 * time.Minute})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() {
+		if err := server.Stop(context.Background()); err != nil {
+			b.Errorf("stopping the bench PostgreSQL: %v", err)
+		}
+	})
+	if err := postgres.RecreateDatabase(ctx, withDatabase(server.URL(), "postgres"), sustainedDatabase); err != nil {
+		b.Fatal(err)
+	}
+	if os.Getenv(envSustainedKeep) != "1" {
+		b.Cleanup(func() { dropDatabase(b, server.URL(), sustainedDatabase) })
+	}
+	dbURL := withDatabase(server.URL(), sustainedDatabase)
+	srv := startLLMCost(b, dbURL)
+	defer srv.stop()
+	projA, keyA, tokenA := srv.registerAccount(b)
+	projB, keyB := srv.register(b)
+	r.budgetSet = setBudget(srv, projA, tokenA)
+	db, err := postgres.OpenBulk(ctx, dbURL, 2)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+
+	// Project B, the bystander: a small history, merged before A starts.
+	t := time.Now()
+	bSpec := benchdata.Default
+	bSpec.Seed, bSpec.Events = benchdata.Default.Seed+1, cfg.bystander
+	var bStats streamStats
+	if err := stream(srv, keyB, bSpec, projB, time.Now().UTC(), cfg.clients, &bStats); err != nil {
+		b.Fatalf("project B's calls: %v", err)
+	}
+	waitMerged(b, db, projB)
+	waitRunsMerged(b, db, projB)
+	r.bystanderTook = time.Since(t)
+	fmt.Printf("project B: %d calls sent and merged in %s (%d 503s)\n", bStats.acked.Load(), r.bystanderTook.Round(time.Second), bStats.retries.Load())
+
+	r.streamA(b, srv, db, dbURL, projA, keyA, keyB)
+	if r.streamErr != nil {
+		srv.stop()
+		r.serverLog = tail(srv.output.String(), 3000)
+		r.ended, r.loadEnd = time.Now().UTC(), loadAverage()
+		return r
+	}
+
+	// The COPY reference, on a quiet server: llmcost stopped, its mergers
+	// done, the same rows stamped with a third project's id.
+	projC, _ := srv.register(b)
+	srv.stop()
+	r.serverLog = tail(srv.output.String(), 3000)
+	r.copied, r.copyRate = copyReference(b, db, cfg, projC, r.anchor)
+	r.ended, r.loadEnd = time.Now().UTC(), loadAverage()
+	return r
+}
+
+// streamA streams project A's calls with the readers, pollers and lag
+// sampler running, then times the reports right after while the mergers
+// drain, and checks every call is stored once.
+func (r *sustainedRun) streamA(b *testing.B, srv *llmcost, db *postgres.DB, dbURL, projA, keyA, keyB string) {
+	ctx := context.Background()
+	spec := benchdata.Default
+	spec.Events = r.cfg.events
+	var phase atomic.Value
+	phase.Store(phaseDuring)
+	pollCtx, stopPolls := context.WithCancel(ctx)
+	readCtx, stopReads := context.WithCancel(ctx)
+	var pollers, readers sync.WaitGroup
+	pollers.Go(func() { pollBudget(pollCtx, srv, projA, keyA, &phase, r.reads) })
+	readers.Go(func() { readCycling(readCtx, srv, keyA, "A", phaseDuring, r.reads) })
+	readers.Go(func() { readCycling(readCtx, srv, keyB, "B", phaseDuring, r.reads) })
+	cpu0 := processCPU()
+	start := time.Now()
+	r.anchor = start.UTC()
+	sampler := startLagSampler(srv, dbURL, start, r.stats.acked.Load, r.reads)
+	fmt.Printf("project A: streaming %d calls from %d clients\n", r.cfg.events, r.cfg.clients)
+	err := stream(srv, keyA, spec, projA, r.anchor, r.cfg.clients, &r.stats)
+	r.toLastAck = time.Since(start) // when no batch was acknowledged at all
+	if last := r.stats.lastAck.Load(); last != 0 {
+		r.toLastAck = time.Unix(0, last).Sub(start)
+	}
+	r.benchCPU = processCPU() - cpu0
+	phase.Store(phaseAfter)
+	stopReads()
+	readers.Wait()
+	if err != nil {
+		// Stop here, but print what was measured so far: the lag and the
+		// reads up to the failure say why.
+		stopPolls()
+		pollers.Wait()
+		r.samples = sampler.finish()
+		r.lagSource, r.lagErrs = sampler.source, sampler.errs
+		r.sent = r.stats.acked.Load()
+		r.streamErr = fmt.Errorf("project A's calls: %w (%d acknowledged)", err, r.sent)
+		return
+	}
+	horizon, err := db.MergeHorizon(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	fmt.Printf("project A: last batch acknowledged after %s; timing the reports while the mergers drain\n", r.toLastAck.Round(time.Second))
+
+	var drain sync.WaitGroup
+	drain.Go(func() { r.drained = waitDrained(srv, db, horizon, start, drainTimeout) })
+	var after sync.WaitGroup
+	after.Go(func() { readEach(srv, keyA, "A", phaseAfter, r.cfg.afterRuns, r.reads) })
+	after.Go(func() { readEach(srv, keyB, "B", phaseAfter, r.cfg.afterRuns, r.reads) })
+	after.Wait()
+	drain.Wait()
+	stopPolls()
+	pollers.Wait()
+	r.samples = sampler.finish()
+	r.lagSource, r.lagErrs = sampler.source, sampler.errs
+	r.sent = r.stats.acked.Load()
+	if r.stored, err = db.CountEvents(ctx, projA); err != nil {
+		b.Fatal(err)
+	}
+	_, raw, _ := srv.do("GET", "/v1/projects/"+projA+"/budget-state", keyA, nil)
+	r.budgetStateAtTheEnd = string(raw)
+}
+
+// setBudget gives project A a budget of 1,000 USD with the default
+// thresholds, so its calls cross them and the alert drain has work, as in
+// production (an API key may not set it: the owner's session does); it
+// answers what happened, for the output.
+func setBudget(srv *llmcost, projectID, token string) string {
+	status, raw, err := srv.do("PUT", "/v1/projects/"+projectID+"/budget", token, []byte(`{"budget": 1000}`))
+	if err != nil || status != 200 {
+		return fmt.Sprintf("not set (%d %v %.200s)", status, err, raw)
+	}
+	return "1,000 USD, thresholds 50/80/100 %, mode warn"
+}
