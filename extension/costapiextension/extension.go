@@ -108,28 +108,8 @@ func (e *Extension) Start(ctx context.Context, host component.Host) error {
 			log.Warn("API key cache off until the listening connection is back", zap.Error(err))
 		}
 	})
-	// Events stored before the cache-savings columns get theirs (once).
-	backfilled, err := db.BackfillSavings(ctx)
-	if err != nil {
-		return e.abort(fmt.Errorf("cache savings backfill: %w", err))
-	}
-	if backfilled > 0 {
-		log.Info("cache savings computed for older events", zap.Int64("events", backfilled))
-	}
-	// Traced events stored before the run tables get their runs (once).
-	if n, err := db.BackfillRuns(ctx); err != nil {
-		return e.abort(fmt.Errorf("runs backfill: %w", err))
-	} else if n > 0 {
-		log.Info("run tables filled for older events", zap.Int("projects", n))
-	}
-	// Projects that stored calls beyond the bounds before migration 0026
-	// get their rollups, runs and totals back from the calls that remain.
-	// A failure leaves them listed for the next start and llmcost serves:
-	// their batches are refused with a clear reason at worst.
-	if n, err := db.RepairBounds(ctx); err != nil {
-		log.Error("bounds repair: will try again at the next start", zap.Int("projects_repaired", n), zap.Error(err))
-	} else if n > 0 {
-		log.Info("projects repaired: calls beyond the bounds moved to events_refused", zap.Int("projects", n))
+	if err := upgradeData(ctx, db, log); err != nil {
+		return e.abort(err)
 	}
 	e.backlog = &backlog.Gate{Limits: backlog.Limits{Rollups: e.cfg.Backpressure.MaxMergeBacklog,
 		Runs: e.cfg.Backpressure.MaxRunBacklog}}
