@@ -13,7 +13,7 @@ CONFIG  ?= collector-config.yaml
 # FUZZTIME (a smoke run); make fuzz for FUZZLONG. Their seed corpus is
 # committed under each package's testdata/fuzz; a failing input found by a
 # run is written there too and then fails every later go test until fixed.
-FUZZ     := ./internal/ingest:FuzzDecodeBatch ./internal/ingest:FuzzCheckJSONText ./internal/ingest:FuzzScanObject ./internal/ingest:FuzzSplitBatch ./internal/otlpconv:FuzzConvert
+FUZZ     := ./internal/ingest:FuzzDecodeBatch ./internal/ingest:FuzzCheckJSONText ./internal/ingest:FuzzScanObject ./internal/ingest:FuzzSplitBatch ./internal/otlpconv:FuzzConvert ./receiver/costeventsreceiver:FuzzExtremeNumbers
 FUZZTIME ?= 3s
 FUZZLONG ?= 2m
 

@@ -14,7 +14,7 @@ type breachFacts struct {
 }
 
 // readBreaches judges the guardrails (of the agents in only, when not nil)
-// over rng, as GET /v1/guardrails/compliance does (whole UTC days), returns
+// over rng, as GET /v1/guardrails/compliance does ([now − range, now)), returns
 // each guarded agent's compliance record, and prices the breaches: the cost of the
 // distinct calls that used an undeclared or write tool in a read-only
 // agent, or an undeclared model, plus the calls of runs over a per-run

@@ -76,8 +76,10 @@ func (req BudgetRequest) budget() (postgres.Budget, error) {
 		return b, apierr.Field("budget", "is required: a positive number of USD")
 	}
 	nano, err := pricing.ParseCostNano(req.Budget.String())
-	if err != nil || nano <= 0 {
-		return b, apierr.Field("budget", "must be a positive number of USD")
+	if err != nil || nano <= 0 || nano > pricing.MaxProjectTotal {
+		// Above what a project's calls may sum to, a budget could never be
+		// reached (docs/api.md, Bounds).
+		return b, apierr.Field("budget", "must be a positive number of USD, at most "+pricing.FormatUSD(pricing.MaxProjectTotal))
 	}
 	b.BudgetNano = nano
 	if b.Thresholds == nil {

@@ -14,9 +14,9 @@ import (
 
 const day = 24 * time.Hour
 
-// compliance is GET /v1/guardrails/compliance (range, default 7d). It reads
-// the daily per-agent rollups, so the window is whole UTC days: from the
-// day the range starts in to today; breach_series has one entry per day.
+// compliance is GET /v1/guardrails/compliance (range, default 7d) over
+// [now − range, now), the window of every report (start_time, end_time);
+// breach_series has one entry per UTC day the window touches.
 func (s *Server) compliance(r *http.Request) (Compliance, error) {
 	rng, err := analytics.ParseRange(r.URL.Query().Get("range"), analytics.AllRanges)
 	if err != nil {
@@ -39,7 +39,7 @@ func (s *Server) compliance(r *http.Request) (Compliance, error) {
 }
 
 // complianceRead is what judging the guardrails over a range reads: the
-// guardrails, the tool tags and the usage over whole UTC days [from, to).
+// guardrails, the tool tags and the usage over [from, to), to = now.
 type complianceRead struct {
 	rows     []postgres.GuardrailRow
 	tags     []postgres.ToolTag
@@ -53,7 +53,7 @@ type complianceRead struct {
 // rng; only (when not nil) keeps the guardrails of those agents.
 func (s *Server) readCompliance(ctx context.Context, project string, rng analytics.Range, only map[string]bool) (complianceRead, error) {
 	now := s.Now().UTC()
-	cr := complianceRead{from: now.Add(-rng.Duration()).Truncate(day), to: now.Truncate(day).Add(day), now: now,
+	cr := complianceRead{from: now.Add(-rng.Duration()), to: now, now: now,
 		pol: guardrail.Policy{Tags: map[string]guardrail.Access{}}}
 	rows, err := s.DB.Guardrails(ctx, project)
 	if err != nil {
@@ -164,7 +164,7 @@ func agentCompliance(row postgres.GuardrailRow, pol guardrail.Policy, d postgres
 	for _, b := range guardrail.JudgeUsage(g, pol, tools, models, a.runs) {
 		out.Breaches = append(out.Breaches, breachRecord(b))
 	}
-	for t := from; t.Before(to); t = t.Add(day) {
+	for t := from.Truncate(day); t.Before(to); t = t.Add(day) {
 		dd := a.daily[t]
 		n := guardrail.Count(guardrail.JudgeUsage(g, pol, dd[0], dd[1], a.dailyRuns[t]))
 		out.BreachSeries = append(out.BreachSeries, BreachPoint{Day: t.Format(time.DateOnly), Count: n})

@@ -15,7 +15,7 @@ import (
 // int64 nano-USD at the $1-per-token rate ceiling; 20 comparisons are
 // plenty for a "which model" question.
 const (
-	maxEstimateTokens  = 1_000_000_000
+	maxEstimateTokens  = pricing.MaxCallTokens
 	maxEstimateCompare = 20
 )
 

@@ -80,14 +80,17 @@ type repriceChangeJSON struct {
 
 // repriceJSON is the report of a re-pricing (or its dry run).
 type repriceJSON struct {
-	DryRun       bool                `json:"dry_run"`
-	Events       int64               `json:"events"`
-	OldTotal     json.Number         `json:"old_total"`
-	NewTotal     json.Number         `json:"new_total"`
-	Changes      []repriceChangeJSON `json:"changes"`
-	PriceVersion string              `json:"price_version"`
-	Start        string              `json:"start"`
-	End          string              `json:"end"`
+	DryRun bool  `json:"dry_run"`
+	Events int64 `json:"events"`
+	// EventsRefused are left as they were: their new price would pass the
+	// per-call bounds (docs/api.md, Bounds).
+	EventsRefused int64               `json:"events_refused"`
+	OldTotal      json.Number         `json:"old_total"`
+	NewTotal      json.Number         `json:"new_total"`
+	Changes       []repriceChangeJSON `json:"changes"`
+	PriceVersion  string              `json:"price_version"`
+	Start         string              `json:"start"`
+	End           string              `json:"end"`
 }
 
 // reprice is POST /v1/pricing/reprice: re-price stored events in a time
@@ -110,7 +113,7 @@ func (s *Server) reprice(w http.ResponseWriter, r *http.Request) error {
 	for i, c := range res.Changes {
 		changes[i] = repriceChangeJSON{c.Model, c.Events, usdNumber(c.OldTotal), usdNumber(c.NewTotal)}
 	}
-	return ok(w, http.StatusOK, repriceJSON{DryRun: dryRun, Events: res.Events,
+	return ok(w, http.StatusOK, repriceJSON{DryRun: dryRun, Events: res.Events, EventsRefused: res.Refused,
 		OldTotal: usdNumber(res.OldTotal), NewTotal: usdNumber(res.NewTotal), Changes: changes,
 		PriceVersion: res.PriceVersion, Start: ts(f.Start), End: ts(f.End)})
 }

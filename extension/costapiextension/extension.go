@@ -108,19 +108,8 @@ func (e *Extension) Start(ctx context.Context, host component.Host) error {
 			log.Warn("API key cache off until the listening connection is back", zap.Error(err))
 		}
 	})
-	// Events stored before the cache-savings columns get theirs (once).
-	backfilled, err := db.BackfillSavings(ctx)
-	if err != nil {
-		return e.abort(fmt.Errorf("cache savings backfill: %w", err))
-	}
-	if backfilled > 0 {
-		log.Info("cache savings computed for older events", zap.Int64("events", backfilled))
-	}
-	// Traced events stored before the run tables get their runs (once).
-	if n, err := db.BackfillRuns(ctx); err != nil {
-		return e.abort(fmt.Errorf("runs backfill: %w", err))
-	} else if n > 0 {
-		log.Info("run tables filled for older events", zap.Int("projects", n))
+	if err := upgradeData(ctx, db, log); err != nil {
+		return e.abort(err)
 	}
 	e.backlog = &backlog.Gate{Limits: backlog.Limits{Rollups: e.cfg.Backpressure.MaxMergeBacklog,
 		Runs: e.cfg.Backpressure.MaxRunBacklog}}

@@ -29,7 +29,10 @@ func TestUtilizationAndPeriod(t *testing.T) {
 	for _, c := range []struct {
 		spend, budget int64
 		want          float64
-	}{{1, 3, 33.33}, {2, 3, 66.67}, {105, 100, 105}, {0, 7, 0}} {
+	}{{1, 3, 33.33}, {2, 3, 66.67}, {105, 100, 105}, {0, 7, 0},
+		// The project bound (2^62 nano) against a one nano-dollar budget:
+		// 2^62 × 100 percent, past int64 in hundredths of a percent.
+		{1 << 62, 1, 4.611686018427388e20}} {
 		if got := Utilization(c.spend, c.budget); got != c.want {
 			t.Errorf("Utilization(%d, %d) = %v, want %v", c.spend, c.budget, got, c.want)
 		}

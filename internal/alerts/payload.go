@@ -66,7 +66,9 @@ func Utilization(spend, budget int64) float64 {
 	if new(big.Int).Mul(r, big.NewInt(2)).Cmp(big.NewInt(budget)) >= 0 {
 		q.Add(q, big.NewInt(1))
 	}
-	return float64(q.Int64()) / 100
+	// q can pass int64 (a spend far above a tiny budget): read it whole.
+	f, _ := new(big.Float).SetInt(q).Float64()
+	return f / 100
 }
 
 // PeriodEnd is the end of month's period: the next month's first instant.

@@ -3,6 +3,7 @@ package ingest
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -20,8 +21,13 @@ const (
 	maxName      = 256
 	maxEventID   = 255
 	maxErrorText = 4096
-	// maxTokens keeps token counts exact in JSON consumers (2^53).
-	maxTokens = 1 << 53
+	// maxLatencyMS bounds latency_ms at 10^9 ms (11.6 days; a Batch API
+	// call waits at most 24 hours), so that a project's latency sums stay
+	// within pricing.MaxProjectTotal for any realistic number of calls.
+	maxLatencyMS = 1_000_000_000
+	// maxTotalTokens bounds a client-sent total_tokens: input and output
+	// at their bound together.
+	maxTotalTokens = 2 * pricing.MaxCallTokens
 )
 
 // objectFields splits a JSON object into its members, into fields (an
@@ -123,8 +129,10 @@ func (f *fieldReader) boolean(name string, required, def bool) bool {
 	return def
 }
 
-// integer reads a non-negative integer; 1200.0 is accepted, 1.5 is not.
-func (f *fieldReader) integer(name string, required bool) (int64, bool) {
+// integer reads an integer from 0 to limit; 1200.0 is accepted, 1.5 is
+// not. A value above limit is refused with the bound in the reason (it is
+// never clamped).
+func (f *fieldReader) integer(name string, required bool, limit int64) (int64, bool) {
 	v, ok := f.get(name, required)
 	if !ok {
 		return 0, false
@@ -136,8 +144,15 @@ func (f *fieldReader) integer(name string, required bool) (int64, bool) {
 	n, err := strconv.ParseInt(string(v), 10, 64)
 	if err != nil {
 		fl, ferr := strconv.ParseFloat(string(v), 64)
-		if ferr != nil || fl != math.Trunc(fl) || math.Abs(fl) >= maxTokens {
-			f.fail(name, "must be an integer below 2^53")
+		switch {
+		case ferr != nil && !errors.Is(ferr, strconv.ErrRange), fl != math.Trunc(fl):
+			f.fail(name, "must be an integer")
+			return 0, false
+		case fl < 0:
+			f.fail(name, "must be ≥ 0")
+			return 0, false
+		case fl > float64(limit):
+			f.fail(name, boundReason(limit))
 			return 0, false
 		}
 		n = int64(fl)
@@ -146,11 +161,17 @@ func (f *fieldReader) integer(name string, required bool) (int64, bool) {
 		f.fail(name, "must be ≥ 0")
 		return 0, false
 	}
-	if n >= maxTokens {
-		f.fail(name, "must be below 2^53")
+	if n > limit {
+		f.fail(name, boundReason(limit))
 		return 0, false
 	}
 	return n, true
+}
+
+// boundReason is the rejection of an integer above its bound (docs/api.md,
+// "Bounds"): the bound is named so the client can tell a bug from a limit.
+func boundReason(limit int64) string {
+	return fmt.Sprintf("must be at most %d per call (llmcost's bound, far above any real call; see docs/api.md, Bounds)", limit)
 }
 
 // number returns the literal text of a JSON number member.

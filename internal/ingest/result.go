@@ -27,6 +27,7 @@ type Result struct {
 
 	mu         sync.Mutex
 	rejections []Rejection
+	calls      []Rejection
 }
 
 type ctxKey struct{}
@@ -56,15 +57,34 @@ func (r *Result) Fill(stored, duplicate, outcomes int64) {
 func (r *Result) Fills() int { return int(r.filled.Load()) }
 
 // Reject adds a rejection.
-func (r *Result) Reject(rej Rejection) {
+func (r *Result) Reject(rej Rejection) { r.add(&r.rejections, rej) }
+
+// Rejections returns the rejections so far.
+func (r *Result) Rejections() []Rejection { return r.copyOf(&r.rejections) }
+
+// add appends rej to one of the lists, under the lock.
+func (r *Result) add(to *[]Rejection, rej Rejection) {
 	r.mu.Lock()
-	r.rejections = append(r.rejections, rej)
+	*to = append(*to, rej)
 	r.mu.Unlock()
 }
 
-// Rejections returns the rejections so far.
-func (r *Result) Rejections() []Rejection {
+// copyOf returns a copy of one of the lists, under the lock.
+func (r *Result) copyOf(from *[]Rejection) []Rejection {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return append([]Rejection(nil), r.rejections...)
+	return append([]Rejection(nil), (*from)...)
 }
+
+// RejectCall adds the rejection of the call record at position call among
+// the request's call records (the processor refuses a call it cannot
+// price within the bounds); the receiver turns the position into the
+// request's index (CallRejections).
+func (r *Result) RejectCall(call int, rej Rejection) {
+	rej.Index = call
+	r.add(&r.calls, rej)
+}
+
+// CallRejections returns the RejectCall rejections, their Index the
+// call's position among the request's call records.
+func (r *Result) CallRejections() []Rejection { return r.copyOf(&r.calls) }

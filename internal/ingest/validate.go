@@ -42,15 +42,15 @@ func (v *Validator) Event(msg json.RawMessage, lim Limits) (event.Event, *Reject
 	ev.EventID = f.str("event_id", false, maxEventID)
 	ev.AgentName = f.str("agent_name", true, maxName)
 	ev.Model = f.str("model", true, maxName)
-	ev.InputTokens, _ = f.integer("input_tokens", true)
-	ev.OutputTokens, _ = f.integer("output_tokens", true)
+	ev.InputTokens, _ = f.integer("input_tokens", true, pricing.MaxCallTokens)
+	ev.OutputTokens, _ = f.integer("output_tokens", true, pricing.MaxCallTokens)
 	ev.Timestamp = f.timestamp("timestamp", v.Now())
-	total, hasTotal := f.integer("total_tokens", false)
-	ev.CachedTokens, _ = f.integer("cached_tokens", false)
-	ev.CacheWriteTokens, _ = f.integer("cache_write_tokens", false)
-	ev.CacheWrite1hTokens, _ = f.integer("cache_write_1h_tokens", false)
-	ev.ReasoningTokens, _ = f.integer("reasoning_tokens", false)
-	if ms, ok := f.integer("latency_ms", false); ok {
+	total, hasTotal := f.integer("total_tokens", false, maxTotalTokens)
+	ev.CachedTokens, _ = f.integer("cached_tokens", false, pricing.MaxCallTokens)
+	ev.CacheWriteTokens, _ = f.integer("cache_write_tokens", false, pricing.MaxCallTokens)
+	ev.CacheWrite1hTokens, _ = f.integer("cache_write_1h_tokens", false, pricing.MaxCallTokens)
+	ev.ReasoningTokens, _ = f.integer("reasoning_tokens", false, pricing.MaxCallTokens)
+	if ms, ok := f.integer("latency_ms", false, maxLatencyMS); ok {
 		ev.LatencyMS = &ms
 	}
 	ev.Success = f.boolean("success", false, true)
@@ -67,8 +67,12 @@ func (v *Validator) Event(msg json.RawMessage, lim Limits) (event.Event, *Reject
 	ev.RequestHash = f.str("request_hash", false, maxHash)
 	if text, ok := f.number("cost"); ok {
 		nano, err := pricing.ParseCostNano(text)
+		if err == nil {
+			err = pricing.CheckCost(nano)
+		}
 		if err != nil {
-			f.fail("cost", "must be a finite number ≥ 0: "+err.Error())
+			f.fail("cost", "must be a finite number of USD from 0 to "+pricing.FormatUSD(pricing.MaxCallCostNano)+
+				" per call (llmcost's bound; see docs/api.md, Bounds): "+err.Error())
 		}
 		ev.CostNano, ev.CostProvided = nano, true
 	}

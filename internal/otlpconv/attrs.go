@@ -8,18 +8,24 @@ import (
 	"strings"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
+
+	"github.com/llmcost/llmcost/internal/pricing"
 )
 
-// maxCount bounds a token count so that summing a record's counters can
-// never overflow int64; no real call comes near it.
-const maxCount = 1 << 53
+// maxCount bounds a token count: llmcost's per-call bound (docs/api.md,
+// "Bounds"), far above any real call, which keeps pricing exact and a
+// project's sums within int64. maxLatency bounds latency the same way.
+const (
+	maxCount   = pricing.MaxCallTokens
+	maxLatency = 1_000_000_000
+)
 
 // Validation failures of a token count (§7). Each rejects the record.
 var (
 	errNonNumeric = errors.New("non-numeric token count")
 	errNonInteger = errors.New("non-integer token count")
 	errNegative   = errors.New("negative token count")
-	errTooLarge   = errors.New("token count out of range")
+	errTooLarge   = fmt.Errorf("token count above llmcost's bound of %d per call", maxCount)
 	errNoModel    = errors.New("missing or empty model")
 )
 
@@ -85,8 +91,8 @@ func (a attrs) optInt(keys ...string) *int64 {
 		if err == errNonInteger {
 			n, err = int64(math.Round(floatOf(v))), nil
 		}
-		if err != nil || n < 0 {
-			return nil
+		if err != nil || n < 0 || n > maxLatency {
+			return nil // informational: an absurd value is unknown, not a rejection
 		}
 		return &n
 	}
@@ -132,7 +138,7 @@ func floatToInt(f float64) (int64, error) {
 		return 0, errNonNumeric
 	case f != math.Trunc(f):
 		return 0, errNonInteger
-	case math.Abs(f) > maxCount:
+	case math.Abs(f) > float64(maxCount):
 		return 0, errTooLarge
 	}
 	return int64(f), nil

@@ -25,7 +25,10 @@ func mapClaude(r *rec) (*call, error) {
 		return nil, n.err
 	}
 	c.input = input + c.cached + c.cacheWrite
-	c.costNano, c.costProvided = r.a.cost("cost_usd")
+	var err error
+	if c.costNano, c.costProvided, err = r.a.cost("cost_usd"); err != nil {
+		return nil, err
+	}
 	c.latency = r.a.optInt("duration_ms")
 	c.status = r.a.optInt("status_code")
 	c.session = r.a.str("session.id")

@@ -1,12 +1,15 @@
 package otlpconv
 
 import (
+	"fmt"
 	"math/big"
 	"regexp"
 	"strconv"
 	"strings"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
+
+	"github.com/llmcost/llmcost/internal/pricing"
 )
 
 // decimalRE admits plain non-negative decimals with an optional short
@@ -21,11 +24,14 @@ var (
 
 // cost reads a client-sent USD amount as nano-USD. ok is false when the
 // value is absent, unparseable or negative: the caller then drops the cost
-// and keeps the event (§7).
-func (a attrs) cost(key string) (nano int64, ok bool) {
+// and keeps the event (§7). A well-formed amount above the per-call bound
+// (pricing.MaxCallCostNano) is err: the record is rejected, since storing
+// it would poison the project's sums and dropping it would bill the call
+// at the catalogue's price without saying so.
+func (a attrs) cost(key string) (nano int64, ok bool, err error) {
 	v, present := a.get(key)
 	if !present {
-		return 0, false
+		return 0, false, nil
 	}
 	var s string
 	switch v.Type() {
@@ -37,9 +43,15 @@ func (a attrs) cost(key string) (nano int64, ok bool) {
 		// The shortest round-trip form is the decimal the producer meant.
 		s = strconv.FormatFloat(v.Double(), 'g', -1, 64)
 	default:
-		return 0, false
+		return 0, false, nil
 	}
-	return decimalToNano(s)
+	nano, ok = decimalToNano(s)
+	if (ok && pricing.CheckCost(nano) != nil) || (!ok && decimalRE.MatchString(s)) {
+		// decimalRE admits no sign: a well-formed amount fails only by size.
+		return 0, false, fmt.Errorf("cost above llmcost's bound of %s USD per call (%s=%.32s)",
+			pricing.FormatUSD(pricing.MaxCallCostNano), key, s)
+	}
+	return nano, ok, nil
 }
 
 // decimalToNano converts a decimal string to nano-units exactly, rounding

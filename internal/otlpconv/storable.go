@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/llmcost/llmcost/internal/event"
+	"github.com/llmcost/llmcost/internal/pricing"
 )
 
 // Bounds a converted event must respect: the batch endpoint's limits, which
@@ -37,6 +38,18 @@ func storable(ev *event.Event, now time.Time) error {
 	} {
 		if len(f.v) > f.max || !storableText(f.v) {
 			return fmt.Errorf("invalid %s (must be valid UTF-8 without NUL characters, at most %d bytes)", f.name, f.max)
+		}
+	}
+	for _, f := range []struct {
+		name string
+		v    int64
+	}{
+		{"input_tokens", ev.InputTokens}, {"output_tokens", ev.OutputTokens}, {"cached_tokens", ev.CachedTokens},
+		{"cache_write_tokens", ev.CacheWriteTokens}, {"reasoning_tokens", ev.ReasoningTokens},
+	} {
+		// Claude's prompt is the sum of three counts, each within the bound.
+		if pricing.CheckTokens(f.v) != nil {
+			return fmt.Errorf("token count above llmcost's bound of %d per call (%s=%d)", pricing.MaxCallTokens, f.name, f.v)
 		}
 	}
 	if ev.Timestamp.After(now.Add(maxFuture)) {

@@ -35,10 +35,9 @@ func only(t *testing.T, r Result) Converted {
 	return r.Events[0]
 }
 
-// TestJSSDKEncodings mirrors the OTel JS SDK (Claude Desktop): intValue as a
-// JSON number, the cost as doubleValue.
-func TestJSSDKEncodings(t *testing.T) {
-	ld, add := batch("claude-code", claudeScope)
+// apiRequest adds a Claude Code api_request record of claude-sonnet-4-5
+// with 6 input and 958 output tokens and returns its attributes.
+func apiRequest(add func() plog.LogRecord) pcommon.Map {
 	lr := add()
 	lr.Body().SetStr("claude_code.api_request")
 	a := lr.Attributes()
@@ -46,6 +45,14 @@ func TestJSSDKEncodings(t *testing.T) {
 	a.PutStr("model", "claude-sonnet-4-5")
 	a.PutInt("input_tokens", 6)
 	a.PutInt("output_tokens", 958)
+	return a
+}
+
+// TestJSSDKEncodings mirrors the OTel JS SDK (Claude Desktop): intValue as a
+// JSON number, the cost as doubleValue.
+func TestJSSDKEncodings(t *testing.T) {
+	ld, add := batch("claude-code", claudeScope)
+	a := apiRequest(add)
 	a.PutInt("cache_read_tokens", 18452)
 	a.PutDouble("cache_creation_tokens", 1287.0)
 	a.PutDouble("cost_usd", 0.02474985)

@@ -23,8 +23,9 @@ type AgentRun struct {
 	guardrail.Run
 }
 
-// ComplianceData is what compliance reads for the guarded agents over
-// whole UTC days [From, To).
+// ComplianceData is what compliance reads for the guarded agents over a
+// window [from, to): the whole UTC days inside it from the daily rollups
+// (and their tail), the partial days at its edges from the events.
 type ComplianceData struct {
 	Usage []DayUsage
 	// Totals are calls and cost per agent; ProjectCalls and ToolCalls are
@@ -44,29 +45,36 @@ type ComplianceData struct {
 // events) instead of the BRIN index on tx.
 const complianceUsageSQL = `SELECT agent_name, dim, key, bucket, sum(calls)::bigint, sum(cost_nano)::bigint FROM (
   SELECT agent_name, dim, key, bucket, calls, cost_nano FROM rollup_day
-  WHERE project_id = $1 AND dim IN ('tool', 'model') AND agent_name = ANY($2) AND bucket >= $3 AND bucket < $4
+  WHERE project_id = $1 AND dim IN ('tool', 'model') AND agent_name = ANY($2) AND bucket >= $6 AND bucket < $7
   UNION ALL
   SELECT e.agent_name, v.dim, v.key, date_trunc('day', e.ts, 'UTC'), 1, e.cost_nano
   FROM events e CROSS JOIN LATERAL (VALUES ('tool', e.tool_name), ('model', e.model)) AS v(dim, key)
-  WHERE e.project_id = $1 AND e.tx >= $5 AND e.agent_name = ANY($2)
-    AND e.ts >= $3 AND e.ts < $4 AND v.key IS NOT NULL
+  WHERE e.project_id = $1 AND e.agent_name = ANY($2) AND v.key IS NOT NULL AND ` + complianceRaw + `
 ) u GROUP BY 1, 2, 3, 4`
+
+// complianceRaw selects the events (alias e) read raw: the tail within
+// the whole days [$6, $7), and every call of the partial days at the
+// window's edges, [$3, $6) and [$7, $4), which the daily rollups cannot
+// cut (per-agent tool rows are daily only).
+const complianceRaw = `((e.tx >= $5 AND e.ts >= $6 AND e.ts < $7)
+    OR (e.ts >= $3 AND e.ts < $6) OR (e.ts >= $7 AND e.ts < $4))`
 
 const complianceTotalsSQL = `SELECT key, sum(calls)::bigint, sum(cost_nano)::bigint FROM (
   SELECT key, calls, cost_nano FROM rollup_day
-  WHERE project_id = $1 AND dim = 'agent' AND agent_name = '' AND bucket >= $2 AND bucket < $3
+  WHERE project_id = $1 AND dim = 'agent' AND agent_name = '' AND bucket >= $6 AND bucket < $7
   UNION ALL
-  SELECT agent_name, 1, cost_nano FROM events
-  WHERE project_id = $1 AND tx >= $4 AND ts >= $2 AND ts < $3
+  SELECT e.agent_name, 1, e.cost_nano FROM events e
+  WHERE e.project_id = $1 AND $2::text[] IS NOT NULL AND -- $2 unused: one argument list for the three reads
+    ` + complianceRaw + `
 ) u GROUP BY key`
 
 const complianceToolCallsSQL = `SELECT coalesce(sum(calls), 0)::bigint FROM (
   SELECT calls FROM rollup_day
-  WHERE project_id = $1 AND dim = 'tool' AND agent_name = '' AND bucket >= $2 AND bucket < $3
+  WHERE project_id = $1 AND dim = 'tool' AND agent_name = '' AND bucket >= $6 AND bucket < $7
   UNION ALL
-  SELECT 1 FROM events
-  WHERE project_id = $1 AND tx >= $4 AND ts >= $2 AND ts < $3
-    AND tool_name IS NOT NULL
+  SELECT 1 FROM events e
+  WHERE e.project_id = $1 AND $2::text[] IS NOT NULL AND -- $2 unused: one argument list for the three reads
+    e.tool_name IS NOT NULL AND ` + complianceRaw + `
 ) u`
 
 // complianceLastSeenSQL is when each agent last used each tool and model:
@@ -98,7 +106,17 @@ func (db *DB) ReadCompliance(ctx context.Context, project string, agents []strin
 }
 
 func readCompliance(ctx context.Context, tx pgx.Tx, watermark int64, project string, agents []string, from, to time.Time, d *ComplianceData) error {
-	rows, err := tx.Query(ctx, complianceUsageSQL, project, agents, from, to, watermark)
+	// The whole days [d1, d2); none (both at to) when the window holds no
+	// midnight-to-midnight day, so that the edges never overlap.
+	d1, d2 := from.Truncate(24*time.Hour), to.Truncate(24*time.Hour)
+	if d1.Before(from) {
+		d1 = d1.Add(24 * time.Hour)
+	}
+	if !d1.Before(d2) {
+		d1, d2 = to, to
+	}
+	args := []any{project, agents, from, to, watermark, d1, d2}
+	rows, err := tx.Query(ctx, complianceUsageSQL, args...)
 	if err != nil {
 		return err
 	}
@@ -110,7 +128,7 @@ func readCompliance(ctx context.Context, tx pgx.Tx, watermark int64, project str
 	}); err != nil {
 		return err
 	}
-	rows, err = tx.Query(ctx, complianceTotalsSQL, project, from, to, watermark)
+	rows, err = tx.Query(ctx, complianceTotalsSQL, args...)
 	if err != nil {
 		return err
 	}
@@ -123,7 +141,7 @@ func readCompliance(ctx context.Context, tx pgx.Tx, watermark int64, project str
 	}); err != nil {
 		return err
 	}
-	if err := tx.QueryRow(ctx, complianceToolCallsSQL, project, from, to, watermark).Scan(&d.ToolCalls); err != nil {
+	if err := tx.QueryRow(ctx, complianceToolCallsSQL, args...).Scan(&d.ToolCalls); err != nil {
 		return err
 	}
 	rows, err = tx.Query(ctx, complianceLastSeenSQL, project, agents, watermark)

@@ -179,6 +179,9 @@ func translate(err error, what string) error {
 	if errors.Is(err, pgx.ErrNoRows) {
 		return apierr.Newf(apierr.NotFound, "%s not found", what)
 	}
+	if bound := boundError(err); bound != nil {
+		return bound
+	}
 	var pgErr *pgconn.PgError
 	if !errors.As(err, &pgErr) {
 		// Anything else from the driver (dial failure, closed pool, timeout,

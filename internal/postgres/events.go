@@ -22,7 +22,9 @@ type WriteResult struct {
 }
 
 // insertSQL writes events and outcomes in ONE statement, adds the stored
-// calls' metered spend to the month counters (spend_month), marks the runs its stored calls and
+// calls' metered spend to the month counters (spend_month) and their
+// weights to their projects' totals (project_totals, which refuses a batch
+// that would take them past their bound: totals.go), marks the runs its stored calls and
 // recorded outcomes touch as pending (runs_pending, refreshed later by the
 // run merger or the next run report: runs_pending.go), and returns the
 // projects' policy versions: all land or none does, and a duplicate
@@ -36,7 +38,8 @@ var insertSQL = func() string {
 	n := len(eventCols)
 	return `WITH ev AS (
   ` + unnestInsert() + `
-  RETURNING project_id, trace_id, event_id, ts, agent_name, model, tool_name, workflow, latency_ms, billing, cost_nano
+  RETURNING project_id, trace_id, event_id, ts, agent_name, model, tool_name, workflow, latency_ms, billing, cost_nano,
+    ` + callMoney + ` AS money, ` + callTokens + ` AS tokens
 )` + fmt.Sprintf(`, oc AS (
   INSERT INTO outcomes (project_id, trace_id, success, label, recorded_at)
   SELECT p, t, s, NULLIF(l, ''), now()
@@ -45,7 +48,7 @@ var insertSQL = func() string {
   ON CONFLICT (project_id, trace_id) DO UPDATE
     SET success = excluded.success, label = excluded.label, recorded_at = excluded.recorded_at
   RETURNING project_id, trace_id
-)`+spendUpsert+pendingUpsert+batchLog+`
+)`+spendUpsert+totalsUpsert+pendingUpsert+batchLog+`
 SELECT (SELECT count(*) FROM ev), (SELECT count(*) FROM oc), (SELECT count(*) FROM rp),
     coalesce((SELECT array_agg(sp.project_id::text ORDER BY sp.project_id, sp.month) FROM sp), '{}'),
     coalesce((SELECT array_agg(sp.month ORDER BY sp.project_id, sp.month) FROM sp), '{}'),

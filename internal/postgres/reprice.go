@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"errors"
+	"math"
 	"sort"
 	"strings"
 	"time"
@@ -37,6 +38,10 @@ type RepriceResult struct {
 	Events             int64
 	OldTotal, NewTotal int64
 	Changes            []RepriceChange
+	// Refused counts the events left as they were because their new price
+	// or cache savings would pass the per-call bounds (pricing.Bounds):
+	// a price is exact or not applied, never clamped.
+	Refused int64
 	// PriceVersion is the catalogue version stamped on changed events.
 	PriceVersion string
 }
@@ -118,15 +123,15 @@ func (db *DB) Reprice(ctx context.Context, cat *pricing.Catalogue, f RepriceFilt
 			}
 			// The rates in force when the call was made, not today's.
 			entry, r.period = entry.At(at)
-			b := entry.Price(u)
-			if b.Overflow {
-				continue // beyond int64 nano-USD: leave the stored value alone
+			b, sv := entry.Price(u), entry.Savings(u)
+			if b.Check() != nil || sv.Check() != nil {
+				res.Refused++
+				continue
 			}
 			r.cat, r.cost = b.Total, cost
 			if !provided {
 				r.cost = b.Total
 			}
-			sv := entry.Savings(u)
 			r.read, r.premium = sv.Read, sv.WritePremium
 			if priced && r.cat == catCost && r.cost == cost && r.read == read && r.premium == premium && r.period == period {
 				continue
@@ -138,8 +143,13 @@ func (db *DB) Reprice(ctx context.Context, cat *pricing.Catalogue, f RepriceFilt
 				byModel[model] = c
 			}
 			c.Events++
-			c.OldTotal += cost
-			c.NewTotal += r.cost
+			if c.OldTotal, err = addNano(c.OldTotal, cost, nil); err == nil {
+				c.NewTotal, err = addNano(c.NewTotal, r.cost, nil)
+			}
+			if err != nil {
+				rows.Close()
+				return err
+			}
 		}
 		rows.Close()
 		if err := rows.Err(); err != nil {
@@ -148,8 +158,11 @@ func (db *DB) Reprice(ctx context.Context, cat *pricing.Catalogue, f RepriceFilt
 		for _, c := range byModel {
 			res.Changes = append(res.Changes, *c)
 			res.Events += c.Events
-			res.OldTotal += c.OldTotal
-			res.NewTotal += c.NewTotal
+			res.OldTotal, err = addNano(res.OldTotal, c.OldTotal, err)
+			res.NewTotal, err = addNano(res.NewTotal, c.NewTotal, err)
+		}
+		if err != nil {
+			return err
 		}
 		sort.Slice(res.Changes, func(i, j int) bool { return res.Changes[i].Model < res.Changes[j].Model })
 		if dryRun {
@@ -167,8 +180,10 @@ func (db *DB) Reprice(ctx context.Context, cat *pricing.Catalogue, f RepriceFilt
 	return res, nil
 }
 
-// repriceSQL updates the changed events and applies the difference to the
-// rollups of those already merged (tx below the watermark $9, read under
+// repriceSQL updates the changed events, moves their projects' money
+// totals by the change of each call's weight (project_totals_bound refuses
+// a re-pricing that would pass the bound: totals.go) and applies the
+// difference to the rollups of those already merged (tx below the watermark $9, read under
 // the merger's lock) in the same statement: old reads the rows as they were
 // (every CTE sees the statement's snapshot), src turns old → new into delta
 // contributions (no calls or tokens, only cost, unpriced and savings move).
@@ -177,7 +192,11 @@ var repriceSQL = `WITH u AS (
   SELECT * FROM unnest($1::uuid[], $2::text[], $3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[], $8::text[])
     AS u(p, e, c, cc, rs, wp, pp)
 ), old AS (
-  SELECT ev.*, u.c, u.rs, u.wp FROM events ev JOIN u ON ev.project_id = u.p AND ev.event_id = u.e
+  SELECT ev.*, u.c, u.cc, u.rs, u.wp FROM events ev JOIN u ON ev.project_id = u.p AND ev.event_id = u.e
+), ptd AS (
+  UPDATE project_totals t SET money_nano = t.money_nano + d.delta
+  FROM (SELECT project_id, sum(greatest(c, cc, rs, wp) - ` + callMoney + `) AS delta FROM old GROUP BY 1) d
+  WHERE t.project_id = d.project_id
 ), upd AS (
   UPDATE events ev SET cost_nano = u.c, catalogue_cost_nano = u.cc, priced = true, price_version = $7,
     price_period = u.pp, read_savings_nano = u.rs, write_premium_nano = u.wp
@@ -256,4 +275,19 @@ func modelMatcher(cat *pricing.Catalogue, models []string) func(raw, resolved st
 	return func(raw, resolved string, known bool) bool {
 		return names[strings.ToLower(strings.TrimSpace(raw))] || (known && names[resolved])
 	}
+}
+
+// addNano adds two nano-USD amounts, or fails when the sum would pass
+// int64 (a re-pricing of every project can add more than one project
+// holds): the totals are exact or the re-pricing is refused. A previous
+// err is passed through.
+func addNano(a, b int64, err error) (int64, error) {
+	if err != nil {
+		return a, err
+	}
+	if (b > 0 && a > math.MaxInt64-b) || (b < 0 && a < math.MinInt64-b) {
+		return a, apierr.New(apierr.ValidationFailed, "the re-pricing's totals do not fit a 64-bit nano-USD amount").
+			WithHint("re-price one project (project_id) or a shorter range at a time")
+	}
+	return a + b, nil
 }

@@ -81,7 +81,8 @@ type Breakdown struct {
 	// provider publishes).
 	Rates Rates
 	// Overflow reports a result beyond int64 nano-USD (about $9.2e9);
-	// the affected fields saturate at math.MaxInt64.
+	// the affected fields are then 0 and the call must be refused (Check):
+	// money is exact or not stored, never clamped.
 	Overflow bool
 }
 

@@ -256,8 +256,8 @@ func TestPriceRobustUsage(t *testing.T) {
 
 func TestPriceOverflow(t *testing.T) {
 	b := builtinEntry(t, "claude-opus-4-1").Price(Usage{Input: math.MaxInt64, Output: math.MaxInt64})
-	if !b.Overflow || b.Total != math.MaxInt64 {
-		t.Errorf("absurd usage: %+v, want Overflow and a saturated total", b)
+	if !b.Overflow || b.Total != 0 || b.Check() == nil {
+		t.Errorf("absurd usage: %+v, want Overflow, no clamped total and a refusal", b)
 	}
 	if b := builtinEntry(t, "claude-opus-4-1").Price(Usage{Input: 1_000_000, Output: 128_000}); b.Overflow || b.Total != 24_600_000_000 {
 		// 1M × $15 + 128000 × $75 = $15 + $9.60 = $24.60: above $9.22, the

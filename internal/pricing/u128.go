@@ -45,18 +45,18 @@ func (x u128) sub(y u128) u128 {
 }
 
 // nano converts atto to nano-USD rounded half-up. ok is false when the value
-// does not fit an int64 (or the accumulator overflowed); the result then
-// saturates at math.MaxInt64.
+// does not fit an int64 (or the accumulator overflowed); the result is then
+// 0, never a clamped amount: the caller refuses the call (Breakdown.Check).
 func (x u128) nano() (int64, bool) {
 	if x.overflow || x.hi >= AttoPerNano {
-		return math.MaxInt64, false // quotient would not fit 64 bits
+		return 0, false // quotient would not fit 64 bits
 	}
 	q, r := bits.Div64(x.hi, x.lo, AttoPerNano)
 	if r >= AttoPerNano/2 {
 		q++
 	}
 	if q > math.MaxInt64 {
-		return math.MaxInt64, false
+		return 0, false
 	}
 	return int64(q), true
 }

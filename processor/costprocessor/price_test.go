@@ -15,7 +15,9 @@ func priced(t *testing.T, ev event.Event) event.Event {
 	t.Helper()
 	lr := plog.NewLogRecord()
 	semconv.PutEvent(lr, &ev)
-	price(pricing.Builtin(), lr)
+	if err := price(pricing.Builtin(), lr); err != nil {
+		t.Fatal(err)
+	}
 	out, err := semconv.GetEvent(lr)
 	if err != nil {
 		t.Fatal(err)
@@ -126,5 +128,19 @@ func TestPriceAtTheCallsTimestamp(t *testing.T) {
 	// A model with one price stamps no period.
 	if got := at("gpt-5", time.Now()); got.PricePeriod != "" {
 		t.Errorf("gpt-5 period %q", got.PricePeriod)
+	}
+}
+
+// TestPriceRefusesWhatItCannotStore: a call past the bounds (validation
+// refuses it first; the processor does not rely on that) is an error,
+// never a clamped cost.
+func TestPriceRefusesWhatItCannotStore(t *testing.T) {
+	for _, ev := range []event.Event{call("gpt-4o", 1<<53-1, 0, 0, 0), call("gpt-4o", 0, 0, 0, 1<<40)} {
+		lr := plog.NewLogRecord()
+		semconv.PutEvent(lr, &ev)
+		if err := price(pricing.Builtin(), lr); err == nil {
+			v, _ := lr.Attributes().Get(semconv.CostNano)
+			t.Errorf("%d/%d tokens priced at %d nano", ev.InputTokens, ev.OutputTokens, v.Int())
+		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/llmcost/llmcost/internal/hostext"
+	"github.com/llmcost/llmcost/internal/ingest"
 	"github.com/llmcost/llmcost/internal/pricing"
 	"github.com/llmcost/llmcost/internal/semconv"
 )
@@ -45,16 +46,31 @@ func (p *costProcessor) processLogs(ctx context.Context, ld plog.Logs) (plog.Log
 		return ld, processorhelper.ErrSkipProcessingData
 	}
 	cat := p.src.Catalogue()
+	res := ingest.FromContext(ctx)
+	call := 0
 	rls := ld.ResourceLogs()
 	for i := 0; i < rls.Len(); i++ {
 		sls := rls.At(i).ScopeLogs()
 		for j := 0; j < sls.Len(); j++ {
-			records := sls.At(j).LogRecords()
-			for k := 0; k < records.Len(); k++ {
-				if lr := records.At(k); semconv.IsCall(lr) {
-					price(cat, lr)
+			sls.At(j).LogRecords().RemoveIf(func(lr plog.LogRecord) bool {
+				if !semconv.IsCall(lr) {
+					return false
 				}
-			}
+				n := call
+				call++
+				err := price(cat, lr)
+				if err == nil {
+					return false
+				}
+				id, _ := lr.Attributes().Get(semconv.EventID)
+				if res != nil {
+					res.RejectCall(n, ingest.Rejection{EventID: id.Str(), Field: "cost", Reason: err.Error()})
+				} else {
+					// Behind the stock OTLP receiver no answer carries it.
+					p.logger.Warn("call refused: beyond the per-call bounds", zap.String("event_id", id.Str()), zap.Error(err))
+				}
+				return true
+			})
 		}
 	}
 	return ld, nil
@@ -65,8 +81,10 @@ func (p *costProcessor) processLogs(ctx context.Context, ld plog.Logs) (plog.Log
 // timestamp (a dated price change or a peak hour applies to the calls made
 // then, whenever they arrive). Savings use the catalogue's rates even when
 // the client sent its own cost: the cache report measures against the
-// catalogue in force when the call was stored.
-func price(cat *pricing.Catalogue, lr plog.LogRecord) {
+// catalogue in force when the call was stored. A call whose price or
+// savings are beyond the per-call bounds (pricing.Breakdown.Check) is an
+// error: the caller drops it and reports it, it is never clamped.
+func price(cat *pricing.Catalogue, lr plog.LogRecord) error {
 	a := lr.Attributes()
 	get := func(key string) int64 {
 		v, _ := a.Get(key)
@@ -84,7 +102,7 @@ func price(cat *pricing.Catalogue, lr plog.LogRecord) {
 		if !provided.Bool() {
 			a.PutInt(semconv.CostNano, 0)
 		}
-		return
+		return nil
 	}
 	u := pricing.Usage{
 		Input: get(semconv.InputTokens), Output: get(semconv.OutputTokens),
@@ -101,10 +119,17 @@ func price(cat *pricing.Catalogue, lr plog.LogRecord) {
 	}
 	b := entry.Price(u)
 	sv := entry.Savings(u)
+	if err := b.Check(); err != nil {
+		return err
+	}
+	if err := sv.Check(); err != nil {
+		return err
+	}
 	a.PutInt(semconv.CatalogueCostNano, b.Total)
 	a.PutInt(semconv.ReadSavingsNano, sv.Read)
 	a.PutInt(semconv.WritePremiumNano, sv.WritePremium)
 	if !provided.Bool() {
 		a.PutInt(semconv.CostNano, b.Total)
 	}
+	return nil
 }

@@ -66,6 +66,15 @@ func (r *costReceiver) batch(w http.ResponseWriter, req *http.Request) error {
 // batchAnswer counts what the batch and the pipeline did with its items.
 func batchAnswer(b *ingest.Batch, res *ingest.Result) batchResult {
 	rejected := append(b.Rejections, res.Rejections()...)
+	for _, rej := range res.CallRejections() {
+		// The pipeline's records are b.Events in order: call n is the
+		// request's event b.Index[n].
+		if rej.Index >= 0 && rej.Index < len(b.Index) {
+			rej.Index = b.Index[rej.Index]
+		}
+		rejected = append(rejected, rej)
+	}
+
 	out := batchResult{
 		Status: "ok", EventsStored: res.Stored.Load(), EventsReceived: b.Received,
 		EventsDuplicate: res.Duplicate.Load(), OutcomesRecorded: res.Outcomes.Load(),

@@ -57,7 +57,7 @@ func (r *costReceiver) otlpLogs(w http.ResponseWriter, req *http.Request) error 
 		if err != nil {
 			return err
 		}
-		for _, rej := range res.Rejections() {
+		for _, rej := range append(res.Rejections(), res.CallRejections()...) {
 			reasons = append(reasons, rej.Reason)
 		}
 		r.set.Logger.Debug("OTLP logs ingested", zap.Int("events", len(conv.Events)),

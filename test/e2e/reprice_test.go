@@ -54,7 +54,7 @@ func TestRepriceUnpricedEventsAfterAnImport(t *testing.T) {
 	// stays; its catalogue cost is filled in. claude-sonnet-4-5 is unchanged.
 	want := `{"changes":[{"events":1,"model":"ACME-LLM-9000","new_total":0.006,"old_total":0},` +
 		`{"events":2,"model":"acme-llm-9000","new_total":0.506,"old_total":0.5}],"dry_run":true,"events":3,` +
-		`"new_total":0.512,"old_total":0.5}`
+		`"events_refused":0,"new_total":0.512,"old_total":0.5}`
 	dry := s.call(t, "POST", "/v1/pricing/reprice", adminToken, window).must(t, http.StatusOK)
 	if got := report(dry); got != want {
 		t.Fatalf("dry run\n got %s\nwant %s", got, want)
