@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"reflect"
 	"sync"
 	"testing"
@@ -183,15 +182,17 @@ func ingestEvents(spec benchdata.Spec, projectID string) []event.Event {
 	return events[:min(len(events), ingestBatch*ingestBatches)/ingestBatch*ingestBatch]
 }
 
+// sendAll posts every batch from ingestClients clients, each resent after
+// its Retry-After while the server pushes back (503), as an exporter does.
 func sendAll(b *testing.B, srv *llmcost, key string, bodies [][]byte) {
 	work := make(chan []byte)
 	var wg sync.WaitGroup
+	var st streamStats
 	for range ingestClients {
 		wg.Go(func() {
 			for body := range work {
-				status, raw, err := srv.do("POST", "/v1/events/batch", key, body)
-				if err != nil || status != http.StatusOK {
-					b.Errorf("batch: %d %v %.300s", status, err, raw)
+				if err := sendBatch(context.Background(), srv, key, body, &st); err != nil {
+					b.Error(err)
 				}
 			}
 		})
@@ -203,6 +204,9 @@ func sendAll(b *testing.B, srv *llmcost, key string, bodies [][]byte) {
 	wg.Wait()
 	if b.Failed() {
 		b.FailNow()
+	}
+	if n := st.retries.Load(); n > 0 {
+		fmt.Printf("back-pressure: %d batches answered 503 and resent after %s in all\n", n, time.Duration(st.retryWait.Load()))
 	}
 }
 
