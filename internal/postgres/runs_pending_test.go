@@ -27,6 +27,19 @@ func marked(t *testing.T, db *postgres.DB, project string) int {
 	return n
 }
 
+// tracedRun puts a call in run trace of workflow wf, at a cost of 100.
+func tracedRun(trace string) func(*event.Event) {
+	return func(e *event.Event) { e.TraceID, e.Workflow, e.CostNano = trace, "wf", 100 }
+}
+
+// mustWrite stores evs.
+func mustWrite(t *testing.T, db *postgres.DB, evs ...event.Event) {
+	t.Helper()
+	if _, err := db.Write(context.Background(), evs, nil); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // TestReportRightAfterIngestIncludesBatch: with no merger running, a run
 // report read right after Write includes the batch (the read refreshes the
 // project's marked runs first), for a run spanning two batches too.
@@ -35,15 +48,8 @@ func TestReportRightAfterIngestIncludesBatch(t *testing.T) {
 	ctx := context.Background()
 	p, other := newProject(t, db), newProject(t, db)
 	t0 := time.Date(2026, 6, 1, 10, 0, 0, 0, time.UTC)
-	traced := func(trace string) func(*event.Event) {
-		return func(e *event.Event) { e.TraceID, e.Workflow, e.CostNano = trace, "wf", 100 }
-	}
-	write := func(evs ...event.Event) {
-		t.Helper()
-		if _, err := db.Write(ctx, evs, nil); err != nil {
-			t.Fatal(err)
-		}
-	}
+	traced := tracedRun
+	write := func(evs ...event.Event) { mustWrite(t, db, evs...) }
 	write(stored(p, "c1", "m", t0, 10, 1, traced("run1")), stored(other, "o1", "m", t0, 10, 1, traced("run9")))
 	if marked(t, db, p) != 1 || marked(t, db, other) != 1 {
 		t.Fatal("the batch marked no run")

@@ -19,15 +19,8 @@ func TestFreshRunsInRefreshesOnlyTheWindow(t *testing.T) {
 	ctx := context.Background()
 	p := newProject(t, db)
 	now := time.Date(2026, 6, 10, 12, 0, 0, 0, time.UTC)
-	traced := func(trace string) func(*event.Event) {
-		return func(e *event.Event) { e.TraceID, e.Workflow, e.CostNano = trace, "wf", 100 }
-	}
-	write := func(evs ...event.Event) {
-		t.Helper()
-		if _, err := db.Write(ctx, evs, nil); err != nil {
-			t.Fatal(err)
-		}
-	}
+	traced := tracedRun
+	write := func(evs ...event.Event) { mustWrite(t, db, evs...) }
 	write(stored(p, "moving-1", "m", now.Add(-time.Hour), 10, 1, traced("moving")))
 	mergeRuns(t, db)
 	write(stored(p, "new-1", "m", now.Add(-2*time.Hour), 10, 1, traced("new")),
