@@ -135,9 +135,9 @@ func (l Limits) Admit(s Snapshot, project string) Decision {
 type Gate struct {
 	Limits Limits
 	mu     sync.Mutex
-	// base is the last snapshot read, snap base plus stored.
-	base, snap Snapshot
-	stored     []storedBatch
+	// snap is the last snapshot read plus stored.
+	snap   Snapshot
+	stored []storedBatch
 }
 
 // storedBatch is what one batch stored and marked, and when.
@@ -160,8 +160,7 @@ func (g *Gate) Set(s Snapshot) {
 			kept = append(kept, b)
 		}
 	}
-	g.base, g.stored = s, kept
-	g.snap = s
+	g.snap, g.stored = s, kept
 	for _, b := range kept {
 		g.snap = withStored(g.snap, b)
 	}

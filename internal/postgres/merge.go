@@ -151,7 +151,7 @@ func (db *DB) MergeStep(ctx context.Context, horizon int64) (MergeResult, error)
 	var res MergeResult
 	err := pgx.BeginFunc(ctx, db.Pool, func(tx pgx.Tx) error {
 		var err error
-		res, err = mergeSlice(ctx, tx, horizon, cmp.Or(db.MergeSlice, DefaultMergeSlice), db.mergeTimeout())
+		res, err = merge(ctx, tx, nil, horizon, cmp.Or(db.MergeSlice, DefaultMergeSlice), db.mergeTimeout())
 		return err
 	})
 	return res, translate(err, "rollups")
@@ -162,21 +162,18 @@ func (db *DB) mergeTimeout() string {
 	if db.MergeTimeout > 0 {
 		return strconv.FormatInt(db.MergeTimeout.Milliseconds(), 10) + "ms"
 	}
-	return "10min"
+	return defaultMergeTimeout
 }
+
+// defaultMergeTimeout bounds a merge statement: a slice takes seconds at
+// most, a rebuild's merge of the other projects' tail longer.
+const defaultMergeTimeout = "10min"
 
 // mergeLocked takes the merger's lock and merges up to the current xmin
 // in one statement, skipping project except (nil: none): RebuildRollups'
 // merge of the other projects before it recomputes one.
 func mergeLocked(ctx context.Context, tx pgx.Tx, except *string) (MergeResult, error) {
-	return merge(ctx, tx, except, 0, 0, "10min")
-}
-
-// mergeSlice takes the merger's lock and merges the slice of at most
-// slice calls from the watermark, below horizon (0: none) and the current
-// xmin.
-func mergeSlice(ctx context.Context, tx pgx.Tx, horizon, slice int64, timeout string) (MergeResult, error) {
-	return merge(ctx, tx, nil, horizon, slice, timeout)
+	return merge(ctx, tx, except, 0, 0, defaultMergeTimeout)
 }
 
 // merge locks the merger's state and merges from the watermark to the

@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -71,26 +70,23 @@ const pendingEarlier = `(runs_pending.first_ts IS NULL AND excluded.first_ts IS 
 // of its marks waits for its commit, so chunks are kept short.
 const pendingChunk = 500
 
-// pendingSQL locks marked runs of project $1 (NULL: every project) after
-// the key ($3, $4), in key order, marked $5 seconds ago or earlier (NULL:
-// any), that can change a report of the runs whose first call lies in
-// [$6, $7) (NULL: every run; markInWindow): one pass of refreshAll visits
-// each mark at most once, however fast ingest marks runs again.
-const pendingSQL = `SELECT m.project_id::text, m.trace_id FROM runs_pending m
-WHERE ($1::uuid IS NULL OR m.project_id = $1) AND (m.project_id, m.trace_id) > ($3::uuid, $4::text)
-  AND ($5::float8 IS NULL OR m.marked_at <= now() - make_interval(secs => $5))
-  AND ` + markInWindow + `
-ORDER BY m.project_id, m.trace_id LIMIT $2 FOR UPDATE OF m`
+// pendingSQL locks, for the merger, up to $1 marked runs after the key
+// ($2, $3), in key order, marked $4 seconds ago or earlier, skipping those
+// an ingest in progress holds: one pass of MergeRuns visits each mark at
+// most once, however fast ingest marks runs again.
+const pendingSQL = `SELECT project_id::text, trace_id FROM runs_pending
+WHERE (project_id, trace_id) > ($2::uuid, $3::text) AND marked_at <= now() - make_interval(secs => $4)
+ORDER BY project_id, trace_id LIMIT $1 FOR UPDATE SKIP LOCKED`
 
 // markInWindow: the mark m can change a report over the runs whose first
-// call lies in [$6, $7) (NULL $6: any). A run's first call after the
+// call lies in [$2, $3) (NULL $2: any). A run's first call after the
 // refresh is the earlier of its row's and its mark's, so a run whose row
 // and mark both lie outside the window is outside it before and after
 // (a run that moves out of the window has its row inside, and one that
 // moves in has its mark inside).
-const markInWindow = `($6::timestamptz IS NULL OR (m.first_ts >= $6 AND m.first_ts < $7::timestamptz)
+const markInWindow = `($2::timestamptz IS NULL OR (m.first_ts >= $2 AND m.first_ts < $3::timestamptz)
     OR EXISTS (SELECT 1 FROM runs r WHERE r.project_id = m.project_id AND r.trace_id = m.trace_id
-      AND r.first_ts >= $6 AND r.first_ts < $7::timestamptz))`
+      AND r.first_ts >= $2 AND r.first_ts < $3::timestamptz))`
 
 // noKey sorts before every run key.
 var noKey = RunKey{ProjectID: "00000000-0000-0000-0000-000000000000"}
@@ -104,16 +100,10 @@ const lockMarksSQL = `SELECT count(*) FROM (SELECT 1 FROM runs_pending m
 const deleteMarksSQL = `DELETE FROM runs_pending m USING unnest($1::uuid[], $2::text[]) AS u(p, t)
 WHERE m.project_id = u.p AND m.trace_id = u.t`
 
-// refreshPending refreshes one chunk of project's marked runs (nil: any
-// project's) after the key after, and answers the keys it took. For the
-// merger (settled not nil) it leaves for later the marks an ingest in
-// progress holds and those marked less than settled seconds ago.
-func refreshPending(ctx context.Context, tx pgx.Tx, project *string, after RunKey, settled *float64, w window) ([]RunKey, error) {
-	sql := pendingSQL
-	if settled != nil {
-		sql += " SKIP LOCKED"
-	}
-	rows, err := tx.Query(ctx, sql, project, pendingChunk, after.ProjectID, after.TraceID, settled, w.start, w.end)
+// refreshPending refreshes one chunk of settled marked runs after the key
+// after, and answers the keys it took.
+func refreshPending(ctx context.Context, tx pgx.Tx, after RunKey, settled float64) ([]RunKey, error) {
+	rows, err := tx.Query(ctx, pendingSQL, pendingChunk, after.ProjectID, after.TraceID, settled)
 	if err != nil {
 		return nil, err
 	}
@@ -127,20 +117,26 @@ func refreshPending(ctx context.Context, tx pgx.Tx, project *string, after RunKe
 	return keys, RefreshRuns(ctx, tx, keys)
 }
 
-// window bounds the runs a refresh is for by their first call (nil
-// start: every run).
+// window bounds the runs a read is for by their first call (nil start:
+// every run).
 type window struct{ start, end *time.Time }
 
-// refreshAll refreshes the marked runs (of project, nil: all; that can
-// change a report over w) in one pass in key order, a chunk per
-// transaction.
-func (db *DB) refreshAll(ctx context.Context, project *string, settled *float64, w window) (int, error) {
+// MergeRuns refreshes the marked runs in one pass in key order, a chunk per
+// transaction, leaving for a later merge those an ingest in progress holds
+// and those marked less than settled ago: a run still being written to is
+// refreshed once it has settled rather than after every batch, and ingest
+// seldom waits for a merge holding its mark. The extension runs it every
+// second (settled one second) beside MergeRollups; tests call it (settled
+// 0) when they read the run tables directly. Several instances may run it
+// at once: each run is refreshed by one of them. It answers how many runs
+// it refreshed.
+func (db *DB) MergeRuns(ctx context.Context, settled time.Duration) (int, error) {
 	total, after := 0, noKey
 	for {
 		var keys []RunKey
 		err := pgx.BeginFunc(ctx, db.Pool, func(tx pgx.Tx) error {
 			var err error
-			keys, err = refreshPending(ctx, tx, project, after, settled, w)
+			keys, err = refreshPending(ctx, tx, after, settled.Seconds())
 			return err
 		})
 		total += len(keys)
@@ -149,19 +145,6 @@ func (db *DB) refreshAll(ctx context.Context, project *string, settled *float64,
 		}
 		after = keys[len(keys)-1]
 	}
-}
-
-// MergeRuns refreshes the marked runs, in chunks, leaving for a later merge
-// those an ingest in progress holds and those marked less than settled ago:
-// a run still being written to is refreshed once it has settled rather than
-// after every batch, and ingest seldom waits for a merge holding its mark.
-// The extension runs it every second (settled one second) beside
-// MergeRollups; tests call it (settled 0) when they read the run tables
-// directly. Several instances may run it at once: each run is refreshed by
-// one of them. It answers how many runs it refreshed.
-func (db *DB) MergeRuns(ctx context.Context, settled time.Duration) (int, error) {
-	secs := settled.Seconds()
-	return db.refreshAll(ctx, nil, &secs, window{})
 }
 
 // FreshRuns refreshes the project's marked runs, if any, before a read of
@@ -186,8 +169,7 @@ func (db *DB) FreshRunsIn(ctx context.Context, projectID string, start, end time
 // the stream lasted.
 func (db *DB) freshRuns(ctx context.Context, projectID string, w window) error {
 	rows, err := db.Pool.Query(ctx, `SELECT m.trace_id FROM runs_pending m WHERE m.project_id = $1 AND `+
-		strings.NewReplacer("$6", "$2", "$7", "$3").Replace(markInWindow)+` ORDER BY m.trace_id`,
-		projectID, w.start, w.end)
+		markInWindow+` ORDER BY m.trace_id`, projectID, w.start, w.end)
 	if err != nil {
 		return translate(err, "runs")
 	}
