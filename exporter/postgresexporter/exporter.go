@@ -56,6 +56,9 @@ func (e *pgExporter) push(ctx context.Context, ld plog.Logs) error {
 			}
 		}
 	}
+	if r := ingest.FromContext(ctx); r != nil {
+		r.Writing()
+	}
 	res, err := e.src.DB().Write(ctx, events, outcomes)
 	if err != nil {
 		if apierr.As(err).Code == apierr.Unavailable {

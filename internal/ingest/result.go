@@ -28,6 +28,9 @@ type Result struct {
 	mu         sync.Mutex
 	rejections []Rejection
 	calls      []Rejection
+	// writing, when set, is called once the CPU-bound part of the
+	// request is over (CPUGate's leave).
+	writing func()
 }
 
 type ctxKey struct{}
@@ -42,6 +45,17 @@ func NewContext(ctx context.Context, r *Result) context.Context {
 func FromContext(ctx context.Context) *Result {
 	r, _ := ctx.Value(ctxKey{}).(*Result)
 	return r
+}
+
+// OnWriting sets what Writing calls: the receiver's CPUGate slot.
+func (r *Result) OnWriting(f func()) { r.writing = f }
+
+// Writing tells the receiver that the exporter is about to wait for the
+// database: the request's CPU-bound part is over.
+func (r *Result) Writing() {
+	if r.writing != nil {
+		r.writing()
+	}
 }
 
 // Fill records what storage did; exactly one exporter calls it per request.

@@ -38,16 +38,22 @@ func (r *costReceiver) batch(w http.ResponseWriter, req *http.Request) error {
 	if err != nil {
 		return err
 	}
+	leave, err := r.enterCPU(req)
+	if err != nil {
+		return err
+	}
+	defer leave()
 	b, err := ingest.DecodeBatch(body, projectID, r.limits, r.validator)
 	if err != nil {
 		return err
 	}
 	res := &ingest.Result{}
 	if len(b.Events)+len(b.Outcomes) > 0 {
-		if res, err = r.consume(req.Context(), toLogs(b)); err != nil {
+		if res, err = r.consume(req.Context(), toLogs(b), leave); err != nil {
 			return err
 		}
 	}
+	leave()
 	out := batchAnswer(b, res)
 	if r.catalogue != nil {
 		out.Warnings = append(out.Warnings, b.UnknownModels(r.catalogue())...)

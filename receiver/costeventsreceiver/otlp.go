@@ -43,6 +43,11 @@ func (r *costReceiver) otlpLogs(w http.ResponseWriter, req *http.Request) error 
 	if err := exportShape(body, otlpconv.LogsKey); err != nil {
 		return err
 	}
+	leave, err := r.enterCPU(req)
+	if err != nil {
+		return err
+	}
+	defer leave()
 	ld, err := otlpconv.DecodeJSON(body)
 	if err != nil {
 		return decodeError(err)
@@ -53,7 +58,7 @@ func (r *costReceiver) otlpLogs(w http.ResponseWriter, req *http.Request) error 
 		reasons = append(reasons, rej.Reason)
 	}
 	if len(conv.Events) > 0 {
-		res, err := r.consume(req.Context(), agentLogs(conv.Events, projectID))
+		res, err := r.consume(req.Context(), agentLogs(conv.Events, projectID), leave)
 		if err != nil {
 			return err
 		}

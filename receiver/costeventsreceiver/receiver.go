@@ -45,6 +45,9 @@ type costReceiver struct {
 	// A read lock per request; Shutdown takes the write lock once, which
 	// waits for every holder (a WaitGroup may not see Add race with Wait).
 	inflight sync.RWMutex
+	// cpu admits one fewer request than there are processors to the
+	// CPU-bound part of ingest, so reads keep a processor.
+	cpu *ingest.CPUGate
 }
 
 func newReceiver(cfg *Config, set receiver.Settings, next consumer.Logs) *costReceiver {
@@ -53,6 +56,7 @@ func newReceiver(cfg *Config, set receiver.Settings, next consumer.Logs) *costRe
 		limits: ingest.Limits{MaxEvents: cfg.MaxEventsPerBatch, MaxOutcomes: cfg.MaxOutcomesPerBatch,
 			MaxMetadataBytes: cfg.MaxMetadataBytes},
 		validator: &ingest.Validator{Now: time.Now},
+		cpu:       ingest.NewCPUGate(0),
 	}
 }
 
@@ -116,12 +120,24 @@ func (r *costReceiver) Shutdown(ctx context.Context) error {
 	}
 }
 
-// consume runs ld through the pipeline and returns the filled result. It
+// enterCPU waits for a slot of the CPU gate; a client that left meanwhile
+// is answered 503 (it is gone; the status only shows in the log).
+func (r *costReceiver) enterCPU(req *http.Request) (func(), error) {
+	leave, err := r.cpu.Enter(req.Context())
+	if err != nil {
+		return nil, apierr.Unavailablef(err, "the request ended while waiting to be decoded")
+	}
+	return leave, nil
+}
+
+// consume runs ld through the pipeline and returns the filled result; it
+// calls leaveCPU when the exporter starts writing. It
 // refuses to report success when not exactly one exporter filled the result:
 // an asynchronous pipeline (batch processor, sending queue) would otherwise
 // make every count a guess.
-func (r *costReceiver) consume(ctx context.Context, ld plog.Logs) (*ingest.Result, error) {
+func (r *costReceiver) consume(ctx context.Context, ld plog.Logs, leaveCPU func()) (*ingest.Result, error) {
 	res := &ingest.Result{}
+	res.OnWriting(leaveCPU)
 	err := r.next.ConsumeLogs(ingest.NewContext(ctx, res), ld)
 	if err != nil {
 		return nil, pipelineError(err)

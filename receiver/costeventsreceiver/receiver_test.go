@@ -22,7 +22,7 @@ func newTestReceiver(next consumer.Logs) *costReceiver {
 // An asynchronous pipeline (nothing fills the result) must not answer 200.
 func TestConsumeRefusesUnfilledResult(t *testing.T) {
 	r := newTestReceiver(consumertest.NewNop())
-	_, err := r.consume(context.Background(), plog.NewLogs())
+	_, err := r.consume(context.Background(), plog.NewLogs(), func() {})
 	if err == nil || apierr.As(err).Code != apierr.Internal {
 		t.Fatalf("got %v, want an internal error", err)
 	}
@@ -33,7 +33,7 @@ func TestConsumeReturnsTheFilledResult(t *testing.T) {
 		ingest.FromContext(ctx).Fill(3, 2, 1)
 		return nil
 	})
-	res, err := newTestReceiver(fill).consume(context.Background(), plog.NewLogs())
+	res, err := newTestReceiver(fill).consume(context.Background(), plog.NewLogs(), func() {})
 	if err != nil || res.Stored.Load() != 3 || res.Duplicate.Load() != 2 || res.Outcomes.Load() != 1 {
 		t.Fatalf("res %+v err %v", res, err)
 	}
@@ -51,7 +51,7 @@ func TestPipelineErrorsMapToStatuses(t *testing.T) {
 	}
 	for _, c := range cases {
 		fail := consumerFunc(func(context.Context, plog.Logs) error { return c.err })
-		_, err := newTestReceiver(fail).consume(context.Background(), plog.NewLogs())
+		_, err := newTestReceiver(fail).consume(context.Background(), plog.NewLogs(), func() {})
 		if got := apierr.As(err).Code; got != c.code {
 			t.Errorf("%v: code %s, want %s", c.err, got, c.code)
 		}
