@@ -113,6 +113,11 @@ func (s *Server) budgetState(r *http.Request, project string) (BudgetState, erro
 	st := BudgetState{ProjectID: project, Currency: "USD", SpendMTD: money(read.SpendNano),
 		Thresholds: []int32{}, ThresholdsCrossed: []int32{},
 		PeriodEndsAt: ts(alerts.PeriodEnd(month)), AsOf: ts(now)}
+	if !read.AsOf.IsZero() {
+		// Answered from the cache: the counter as of its last read, plus
+		// every batch this instance stored since.
+		st.AsOf = ts(read.AsOf)
+	}
 	b := read.Budget
 	if b == nil {
 		return st, nil

@@ -72,6 +72,11 @@ type Config struct {
 	// machine: reads and the mergers then get a core first while calls
 	// pour in (docs/analytics.md, "Back-pressure").
 	WorkNice int `mapstructure:"work_nice"`
+	// MergeNice is the nice value (0–19; 0 leaves it) of the server
+	// processes the mergers use: between the reads' and ingest's, so a
+	// report never waits for a core behind a merge step, and the mergers
+	// still run before ingest.
+	MergeNice int `mapstructure:"merge_nice"`
 	// Webhooks configures webhook deliveries (docs/guardrails.md).
 	Webhooks WebhooksConfig `mapstructure:"webhooks"`
 }
@@ -149,6 +154,9 @@ func (c *Config) Validate() error {
 	}
 	if c.WorkNice < 0 || c.WorkNice > 19 {
 		errs = append(errs, fmt.Errorf("work_nice: must be between 0 and 19, got %d", c.WorkNice))
+	}
+	if c.MergeNice < 0 || c.MergeNice > 19 {
+		errs = append(errs, fmt.Errorf("merge_nice: must be between 0 and 19, got %d", c.MergeNice))
 	}
 	if c.MaxListLimit < 1 {
 		errs = append(errs, fmt.Errorf("max_list_limit: must be ≥ 1, got %d", c.MaxListLimit))

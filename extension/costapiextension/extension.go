@@ -91,7 +91,11 @@ func (e *Extension) Start(ctx context.Context, host component.Host) error {
 		return e.abort(fmt.Errorf("database: %w", err))
 	}
 	e.db = db
-	if err := db.OpenWork(ctx, url, e.cfg.Backpressure.concurrentWrites(), e.cfg.WorkNice, e.renicedOnce(log)); err != nil {
+	if err := db.OpenWork(ctx, url, e.cfg.Backpressure.concurrentWrites(), e.cfg.WorkNice, e.renicedOnce(log, "ingest", e.cfg.WorkNice)); err != nil {
+		return e.abort(fmt.Errorf("database: %w", err))
+	}
+	// The rollup, run and alert loops hold one connection each.
+	if err := db.OpenMerge(ctx, url, 3, e.cfg.MergeNice, e.renicedOnce(log, "the mergers", e.cfg.MergeNice)); err != nil {
 		return e.abort(fmt.Errorf("database: %w", err))
 	}
 	applied, err := db.Migrate(ctx, jobs.Migrate(log))
@@ -108,6 +112,8 @@ func (e *Extension) Start(ctx context.Context, host component.Host) error {
 			log.Warn("API key cache off until the listening connection is back", zap.Error(err))
 		}
 	})
+	// Budget-state polls answer from memory (docs/api.md, "Budget state").
+	db.CacheBudgets()
 	if err := upgradeData(ctx, db, log); err != nil {
 		return e.abort(err)
 	}
@@ -261,17 +267,17 @@ func (e *Extension) resetPool() {
 	}
 }
 
-// renicedOnce logs, once, whether ingest's server processes got their
+// renicedOnce logs, once, whether what's server processes got their
 // lower priority.
-func (e *Extension) renicedOnce(log *zap.Logger) func(error) {
+func (e *Extension) renicedOnce(log *zap.Logger, what string, nice int) func(error) {
 	var once sync.Once
 	return func(err error) {
 		once.Do(func() {
 			if err != nil {
-				log.Info("ingest runs at the reads' CPU priority", zap.Error(err))
+				log.Info(what+" run at the reads' CPU priority", zap.Error(err))
 				return
 			}
-			log.Debug("ingest runs at a lower CPU priority than the reads and the mergers", zap.Int("nice", e.cfg.WorkNice))
+			log.Debug(what+" run at a lower CPU priority than the reads", zap.Int("nice", nice))
 		})
 	}
 }

@@ -55,6 +55,10 @@ const (
 	// DefaultWorkNice is the lowest CPU priority: ingest and the mergers
 	// still get every core the reads leave idle.
 	DefaultWorkNice = 19
+	// DefaultMergeNice puts the mergers below the reads and above ingest:
+	// the kernel gives a nice-10 process about seven times the CPU of a
+	// nice-19 one, and a nice-0 one about ten times its own.
+	DefaultMergeNice = 10
 )
 
 // NewFactory returns the extension's factory.
@@ -87,6 +91,7 @@ func createDefaultConfig() component.Config {
 		RollupMergeInterval: DefaultRollupMergeInterval,
 		Backpressure:        BackpressureConfig{MaxMergeBacklog: DefaultMaxMergeBacklog, MaxRunBacklog: DefaultMaxRunBacklog},
 		WorkNice:            DefaultWorkNice,
+		MergeNice:           DefaultMergeNice,
 
 		Accounts: defaultAccountsConfig(),
 		Jobs:     defaultJobsConfig(),

@@ -134,7 +134,7 @@ func createSession(ctx context.Context, q querier, s Session) error {
 // SessionUser resolves a live access token hash to its user id and session
 // id; an unknown, expired or revoked token is unauthorized.
 func (db *DB) SessionUser(ctx context.Context, accessHash []byte, now time.Time) (userID, sessionID string, err error) {
-	err = db.Pool.QueryRow(ctx, `SELECT user_id, id FROM sessions
+	err = db.quickPool().QueryRow(ctx, `SELECT user_id, id FROM sessions
 		WHERE access_hash = $1 AND revoked_at IS NULL AND access_expires_at > $2 AND expires_at > $2`,
 		accessHash, now).Scan(&userID, &sessionID)
 	if err == pgx.ErrNoRows {

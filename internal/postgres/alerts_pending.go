@@ -153,7 +153,7 @@ func (db *DB) DrainAlerts(ctx context.Context, alert func(context.Context, *Writ
 // alerts them; last is the highest id it read, also when it failed.
 func (db *DB) drainOnce(ctx context.Context, after int64, limit int, alert func(context.Context, *WriteTx, PendingAlerts) error) (
 	n int, last int64, groups []PendingAlerts, err error) {
-	err = pgx.BeginFunc(ctx, db.Pool, func(tx pgx.Tx) error {
+	err = pgx.BeginFunc(ctx, db.mergePool(), func(tx pgx.Tx) error {
 		var err error
 		if n, groups, err = takeAlerts(ctx, tx, after, limit, &last); err != nil {
 			return err

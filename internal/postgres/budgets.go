@@ -23,6 +23,7 @@ INSERT INTO budgets (project_id, enabled, mode, budget_nano, thresholds) VALUES 
 ON CONFLICT (project_id) DO UPDATE SET enabled = excluded.enabled, mode = excluded.mode,
     budget_nano = excluded.budget_nano, thresholds = excluded.thresholds, updated_at = now()`,
 		projectID, b.Enabled, b.Mode, b.BudgetNano, b.Thresholds)
+	db.dropBudgets()
 	return translate(err, "budget")
 }
 
@@ -47,6 +48,9 @@ func MonthStart(t time.Time) time.Time {
 type BudgetRead struct {
 	Budget    *Budget
 	SpendNano int64
+	// AsOf is when the rows were read, when answered from the cache
+	// (CacheBudgets); zero when read for this call.
+	AsOf time.Time
 }
 
 // budgetStateSQL reads two primary-key rows: the budget and the month's
@@ -58,12 +62,20 @@ FROM (SELECT 1) one LEFT JOIN budgets b ON b.project_id = $1`
 // BudgetState reads the budget and the metered spend of month (its first
 // day).
 func (db *DB) BudgetState(ctx context.Context, projectID string, month time.Time) (BudgetRead, error) {
+	if db.budgets != nil {
+		return db.budgets.budgetState(ctx, db, projectID, month)
+	}
+	return db.readBudgetState(ctx, projectID, month)
+}
+
+// readBudgetState reads the budget state's two rows.
+func (db *DB) readBudgetState(ctx context.Context, projectID string, month time.Time) (BudgetRead, error) {
 	var enabled *bool
 	var mode *string
 	var nano *int64
 	var th []int32
 	var out BudgetRead
-	err := db.Pool.QueryRow(ctx, budgetStateSQL, projectID, month).Scan(&enabled, &mode, &nano, &th, &out.SpendNano)
+	err := db.quickPool().QueryRow(ctx, budgetStateSQL, projectID, month).Scan(&enabled, &mode, &nano, &th, &out.SpendNano)
 	if err != nil {
 		return out, translate(err, "budget")
 	}

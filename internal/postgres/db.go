@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -41,8 +42,18 @@ type DB struct {
 	// timeout (10 minutes when 0). Set them before the merger starts.
 	MergeSlice   int64
 	MergeTimeout time.Duration
-	// work, when opened (OpenWork), serves ingest apart from the reads.
-	work *pgxpool.Pool
+	// work, when opened (OpenWork), serves ingest apart from the reads;
+	// merge (OpenMerge) the mergers.
+	work, merge *pgxpool.Pool
+	// quick serves the one-row statements every request makes (its rate
+	// limit count, its credential) and the budget-state read: a report
+	// that runs its queries in parallel can hold every connection of Pool
+	// for a hundred milliseconds, and a poll waiting behind it for a
+	// connection took that long for a statement of a fraction of a
+	// millisecond.
+	quick *pgxpool.Pool
+	// budgets caches budget states (CacheBudgets); nil: none.
+	budgets *budgetCache
 	// OnStored, when set (before ingest starts), hears how many calls of
 	// a project each write stored and how many runs it marked, once it
 	// committed: the back-pressure gate counts them until its next reading
@@ -62,7 +73,30 @@ func Open(ctx context.Context, url string, maxConns int32) (*DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &DB{Pool: pool}, nil
+	qcfg, err := poolConfig(url, quickConns)
+	if err != nil {
+		pool.Close()
+		return nil, err
+	}
+	quick, err := pgxpool.NewWithConfig(ctx, qcfg)
+	if err != nil {
+		pool.Close()
+		return nil, err
+	}
+	return &DB{Pool: pool, quick: quick}, nil
+}
+
+// quickConns bounds the quick pool: its statements take a fraction of a
+// millisecond, so a few connections serve thousands of requests a second.
+const quickConns = 4
+
+// quickPool is the pool of the per-request statements: the quick pool
+// when opened, else the one pool.
+func (db *DB) quickPool() *pgxpool.Pool {
+	if db.quick != nil {
+		return db.quick
+	}
+	return db.Pool
 }
 
 // poolConfig is the configuration of a pool of at most maxConns (0: pgx's
@@ -86,8 +120,40 @@ func poolConfig(url string, maxConns int32) (*pgxpool.Config, error) {
 	if _, set := cfg.ConnConfig.RuntimeParams["jit"]; !set {
 		cfg.ConnConfig.RuntimeParams["jit"] = "off"
 	}
-	cfg.AfterConnect = useFastArrays
+	cfg.AfterConnect = func(ctx context.Context, conn *pgx.Conn) error {
+		conn.PgConn().CustomData()[epochKey] = connEpoch.Load()
+		return useFastArrays(ctx, conn)
+	}
+	cfg.PrepareConn = func(_ context.Context, conn *pgx.Conn) (bool, error) {
+		e, _ := conn.PgConn().CustomData()[epochKey].(uint64)
+		return e == connEpoch.Load(), nil // false: closed, and the statement retried on another
+	}
 	return cfg, nil
+}
+
+// When the server restarts, every pooled connection is dead, but each
+// fails only when next used: a read after an outage answered 503 once per
+// idle connection of its pool, although the server was back. So the first
+// statement that finds the server gone moves connEpoch on, and a pool
+// hands out no connection opened before (PrepareConn closes it and takes
+// another): one failed statement, not one per pooled connection.
+var connEpoch atomic.Uint64
+
+// epochKey holds, in a connection's CustomData, the epoch it was opened in.
+const epochKey = "llmcost.epoch"
+
+// lostConnection reports whether err says the server or the connection
+// went away (as opposed to a statement's own error, a timeout or a
+// cancellation).
+func lostConnection(err error) bool {
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return false
+	}
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		return strings.HasPrefix(pgErr.Code, "08") || strings.HasPrefix(pgErr.Code, "57P")
+	}
+	return true
 }
 
 // Close stops the key cache's listener and releases the pool.
@@ -95,8 +161,10 @@ func (db *DB) Close() {
 	if db.keys != nil {
 		db.keys.stop()
 	}
-	if db.work != nil {
-		db.work.Close()
+	for _, p := range []*pgxpool.Pool{db.work, db.merge, db.quick} {
+		if p != nil {
+			p.Close()
+		}
 	}
 	db.Pool.Close()
 }
@@ -181,6 +249,9 @@ func translate(err error, what string) error {
 	}
 	if bound := boundError(err); bound != nil {
 		return bound
+	}
+	if lostConnection(err) {
+		connEpoch.Add(1)
 	}
 	var pgErr *pgconn.PgError
 	if !errors.As(err, &pgErr) {

@@ -80,8 +80,9 @@ func (db *DB) WriteWith(ctx context.Context, hook WriteHook, events []event.Even
 		wants = w.WantRunTotals(events)
 	}
 	var res WriteResult
+	var sp spendArrays
 	err := db.ingestTx(ctx, func(conn *pgxpool.Conn) (*WriteTx, error) {
-		var sp spendArrays
+		sp = spendArrays{}
 		var versions []string
 		pre, err := insert(ctx, conn, args, wants, hook != nil, &res, &sp, &versions)
 		if err != nil || hook == nil || res.Stored == 0 {
@@ -94,6 +95,9 @@ func (db *DB) WriteWith(ctx context.Context, hook WriteHook, events []event.Even
 		return WriteResult{}, translate(err, "events")
 	}
 	res.Duplicate = received - res.Stored
+	if db.budgets != nil {
+		db.budgets.wrote(sp.changes())
+	}
 	db.tellStored(events, res.Stored, res.Marked)
 	return res, nil
 }

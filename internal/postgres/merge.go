@@ -149,7 +149,7 @@ func (db *DB) MergeRollups(ctx context.Context) (MergeResult, error) {
 // Steps is 0 when there was nothing to merge.
 func (db *DB) MergeStep(ctx context.Context, horizon int64) (MergeResult, error) {
 	var res MergeResult
-	err := pgx.BeginFunc(ctx, db.Pool, func(tx pgx.Tx) error {
+	err := pgx.BeginFunc(ctx, db.mergePool(), func(tx pgx.Tx) error {
 		var err error
 		res, err = merge(ctx, tx, nil, horizon, cmp.Or(db.MergeSlice, DefaultMergeSlice), db.mergeTimeout())
 		return err

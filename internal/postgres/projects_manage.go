@@ -54,6 +54,7 @@ func (db *DB) UpdateProject(ctx context.Context, id string, u ProjectUpdate, now
 func (db *DB) DeleteProject(ctx context.Context, id string) error {
 	tag, err := db.Pool.Exec(ctx, `DELETE FROM projects WHERE id = $1`, id)
 	db.dropKeys()
+	db.dropBudgets()
 	if err == nil && tag.RowsAffected() == 0 {
 		return apierr.New(apierr.NotFound, "project not found")
 	}

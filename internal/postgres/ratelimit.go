@@ -21,7 +21,7 @@ RETURNING count`
 // windowStart and returns the count including it; allowed is false, and
 // count is limit, when the window already held limit requests.
 func (db *DB) CountRequest(ctx context.Context, key string, windowStart time.Time, limit int) (count int, allowed bool, err error) {
-	err = db.Pool.QueryRow(ctx, rateLimitSQL, key, windowStart, limit).Scan(&count)
+	err = db.quickPool().QueryRow(ctx, rateLimitSQL, key, windowStart, limit).Scan(&count)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return limit, false, nil
 	}
@@ -29,6 +29,32 @@ func (db *DB) CountRequest(ctx context.Context, key string, windowStart time.Tim
 		return 0, false, translate(err, "rate limit")
 	}
 	return count, true, nil
+}
+
+// leaseSQL takes up to $4 requests of key $1's window $2 at once, never
+// past the limit $3: the row lock serialises instances as for one request.
+// No row comes back when the window is full.
+const leaseSQL = `
+INSERT INTO rate_limit_windows AS w (key, window_start, count, granted)
+VALUES ($1, $2, LEAST($4::int, $3::int), LEAST($4::int, $3::int))
+ON CONFLICT (key, window_start) DO UPDATE
+  SET count = w.count + LEAST($4::int, $3::int - w.count), granted = LEAST($4::int, $3::int - w.count)
+  WHERE w.count < $3::int
+RETURNING count, granted`
+
+// LeaseRequests takes up to n requests of key's window starting at
+// windowStart for this instance to admit from memory, never past limit in
+// all; it answers how many it took and the window's count including them
+// (limit and 0 when the window was full).
+func (db *DB) LeaseRequests(ctx context.Context, key string, windowStart time.Time, limit, n int) (count, granted int, err error) {
+	err = db.quickPool().QueryRow(ctx, leaseSQL, key, windowStart, limit, n).Scan(&count, &granted)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return limit, 0, nil
+	}
+	if err != nil {
+		return 0, 0, translate(err, "rate limit")
+	}
+	return count, granted, nil
 }
 
 // Swept counts what one Sweep deleted.

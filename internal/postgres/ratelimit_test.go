@@ -121,3 +121,79 @@ func TestEventLogIsSharedAndSweptByItsOwnWindow(t *testing.T) {
 		t.Fatalf("sweep after expiry: %+v %v, want the last log", s, err)
 	}
 }
+
+// countingLeaser counts the round trips of a Leaser.
+type countingLeaser struct {
+	*postgres.DB
+	leases atomic.Int32
+}
+
+func (c *countingLeaser) LeaseRequests(ctx context.Context, key string, start time.Time, limit, n int) (int, int, error) {
+	c.leases.Add(1)
+	return c.DB.LeaseRequests(ctx, key, start, limit, n)
+}
+
+// Far from its limit, a key costs a round trip per share of its window,
+// not per request; two instances together never admit past the limit, and
+// what they leave unused is at most a 256th of the window each.
+func TestLeasedRateLimitAdmitsFromMemoryAndNeverPastTheLimit(t *testing.T) {
+	db := openDB(t)
+	now := time.Date(2026, 11, 22, 12, 0, 30, 0, time.UTC)
+	clock := func() time.Time { return now }
+
+	c := &countingLeaser{DB: db}
+	big := ratelimit.NewShared(1_000_000, time.Minute, c)
+	big.Now = clock
+	for i := range 2000 {
+		d, err := big.Allow(context.Background(), "key:big")
+		if err != nil || !d.Allowed {
+			t.Fatalf("request %d: %+v %v", i, d, err)
+		}
+		if i == 1999 && d.Remaining != 1_000_000-2000 {
+			t.Fatalf("remaining %d after 2000 requests, want %d", d.Remaining, 1_000_000-2000)
+		}
+	}
+	if n := c.leases.Load(); n > 20 {
+		t.Fatalf("%d round trips for 2000 requests, want a share of 256 per round trip", n)
+	}
+
+	const limit = 10_000
+	a, b := ratelimit.NewShared(limit, time.Minute, db), ratelimit.NewShared(limit, time.Minute, db)
+	a.Now, b.Now = clock, clock
+	var passed atomic.Int32
+	var wg sync.WaitGroup
+	for i := range 16_000 {
+		l := a
+		if i%2 == 1 {
+			l = b
+		}
+		wg.Go(func() {
+			d, err := l.Allow(context.Background(), "key:shared")
+			if err != nil {
+				t.Error(err)
+			}
+			if d.Allowed {
+				passed.Add(1)
+			}
+		})
+	}
+	wg.Wait()
+	if p := passed.Load(); p > limit || p < limit-2*(limit/256+1) {
+		t.Fatalf("%d admitted, want at most %d and at least %d", p, limit, limit-2*(limit/256+1))
+	}
+	var count int
+	if err := db.Pool.QueryRow(context.Background(), `SELECT count FROM rate_limit_windows WHERE key = 'key:shared'`).Scan(&count); err != nil {
+		t.Fatal(err)
+	}
+	if count > limit {
+		t.Fatalf("the shared window counts %d, past the limit %d", count, limit)
+	}
+	// Full: refused from memory, with nothing left.
+	before := c.leases.Load()
+	if d, _ := a.Allow(context.Background(), "key:shared"); d.Allowed && passed.Load() == limit {
+		t.Fatalf("admitted past a full window: %+v", d)
+	}
+	if c.leases.Load() != before {
+		t.Fatal("a refusal of a full window went to the store")
+	}
+}

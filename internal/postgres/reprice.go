@@ -177,6 +177,9 @@ func (db *DB) Reprice(ctx context.Context, cat *pricing.Catalogue, f RepriceFilt
 		}
 		return RepriceResult{}, translate(err, "events")
 	}
+	if !dryRun {
+		db.dropBudgets() // the month counters were recomputed
+	}
 	return res, nil
 }
 

@@ -134,7 +134,7 @@ func (db *DB) MergeRuns(ctx context.Context, settled time.Duration) (int, error)
 	total, after := 0, noKey
 	for {
 		var keys []RunKey
-		err := pgx.BeginFunc(ctx, db.Pool, func(tx pgx.Tx) error {
+		err := pgx.BeginFunc(ctx, db.mergePool(), func(tx pgx.Tx) error {
 			var err error
 			keys, err = refreshPending(ctx, tx, after, settled.Seconds())
 			return err

@@ -96,6 +96,7 @@ func (db *DB) RepairBounds(ctx context.Context) (int, error) {
 			}
 			return nil
 		})
+		db.dropBudgets() // the month counters were recomputed
 		if err != nil {
 			return i, translate(err, "bounds repair")
 		}

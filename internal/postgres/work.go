@@ -30,13 +30,38 @@ import (
 // works all the same; what happened is reported through reniced, called
 // once per connection (nil: not reported).
 func (db *DB) OpenWork(ctx context.Context, url string, maxConns int32, nice int, reniced func(error)) error {
-	cfg, err := poolConfig(url, maxConns)
+	pool, err := openNiced(ctx, url, maxConns, nice, reniced)
 	if err != nil {
 		return err
 	}
+	db.work = pool
+	return nil
+}
+
+// OpenMerge opens the pool the mergers use (MergeStep, MergeRuns, the
+// alert drain), like OpenWork: its server processes get nice, between the
+// reads' priority and ingest's. A read then never waits for a core behind
+// a merge step; the mergers still take the cores from ingest, and when
+// reads keep them behind, the backlog bound slows ingest down instead.
+func (db *DB) OpenMerge(ctx context.Context, url string, maxConns int32, nice int, reniced func(error)) error {
+	pool, err := openNiced(ctx, url, maxConns, nice, reniced)
+	if err != nil {
+		return err
+	}
+	db.merge = pool
+	return nil
+}
+
+// openNiced opens a pool whose server processes get nice when local.
+func openNiced(ctx context.Context, url string, maxConns int32, nice int, reniced func(error)) (*pgxpool.Pool, error) {
+	cfg, err := poolConfig(url, maxConns)
+	if err != nil {
+		return nil, err
+	}
 	local := localHost(cfg.ConnConfig.Host)
+	opened := cfg.AfterConnect
 	cfg.AfterConnect = func(ctx context.Context, conn *pgx.Conn) error {
-		if err := useFastArrays(ctx, conn); err != nil {
+		if err := opened(ctx, conn); err != nil {
 			return err
 		}
 		if nice > 0 {
@@ -50,12 +75,7 @@ func (db *DB) OpenWork(ctx context.Context, url string, maxConns int32, nice int
 		}
 		return nil
 	}
-	pool, err := pgxpool.NewWithConfig(ctx, cfg)
-	if err != nil {
-		return err
-	}
-	db.work = pool
-	return nil
+	return pgxpool.NewWithConfig(ctx, cfg)
 }
 
 // errRemote: the server does not run on this machine, so its processes'
@@ -85,11 +105,22 @@ func (db *DB) workPool() *pgxpool.Pool {
 	return db.Pool
 }
 
-// Reset drops every pooled connection of both pools (after the private
+// mergePool is the mergers' pool: the merge pool when opened, else the
+// one pool.
+func (db *DB) mergePool() *pgxpool.Pool {
+	if db.merge != nil {
+		return db.merge
+	}
+	return db.Pool
+}
+
+// Reset drops every pooled connection of every pool (after the private
 // server restarted).
 func (db *DB) Reset() {
 	db.Pool.Reset()
-	if db.work != nil {
-		db.work.Reset()
+	for _, p := range []*pgxpool.Pool{db.work, db.merge, db.quick} {
+		if p != nil {
+			p.Reset()
+		}
 	}
 }

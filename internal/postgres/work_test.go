@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/llmcost/llmcost/internal/backlog"
 	"github.com/llmcost/llmcost/internal/event"
 	"github.com/llmcost/llmcost/internal/postgres"
 	"github.com/llmcost/llmcost/internal/postgres/pgtest"
@@ -75,5 +76,57 @@ func TestWorkPoolRunsAtLowerPriority(t *testing.T) {
 	}
 	if base == 7 {
 		t.Fatal("the reads' backend was reniced too")
+	}
+}
+
+// The mergers' pool runs at its own nice value, and the merge statements
+// run on it: the reads' backend keeps its priority.
+func TestMergePoolRunsTheMergersAtItsPriority(t *testing.T) {
+	ctx := context.Background()
+	url := pgtest.NewDatabase(t)
+	db, err := postgres.Open(ctx, url, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(db.Close)
+	if _, err := db.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var reniced []error
+	if err := db.OpenMerge(ctx, url, 1, 5, func(err error) { reniced = append(reniced, err) }); err != nil {
+		t.Fatal(err)
+	}
+	p := newProject(t, db)
+	if _, err := db.Write(ctx, []event.Event{call(p, "e1", 10)}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.MergeRollups(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if len(reniced) != 1 || reniced[0] != nil {
+		t.Fatalf("the merge pool's connection: %v, want one reniced without error", reniced)
+	}
+	var readPID int
+	var mergePIDs []int
+	if err := db.Pool.QueryRow(ctx, `SELECT pg_backend_pid(), array_agg(pid) FILTER (WHERE pid <> pg_backend_pid())
+		FROM pg_stat_activity WHERE datname = current_database() AND backend_type = 'client backend'`).Scan(&readPID, &mergePIDs); err != nil {
+		t.Fatal(err)
+	}
+	if len(mergePIDs) != 1 {
+		t.Fatalf("backends besides the read's: %v, want the merge pool's one", mergePIDs)
+	}
+	if n := niceOf(t, mergePIDs[0]); n != 5 {
+		t.Fatalf("merge backend runs at nice %d, want 5", n)
+	}
+	if niceOf(t, readPID) == 5 {
+		t.Fatal("the reads' backend was reniced too")
+	}
+	// The merge went through: nothing is left to merge.
+	lags, err := db.MergeLags(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := lags.Lags[backlog.Rollups].Backlog; n != 0 {
+		t.Fatalf("rollup backlog %d after the merge, want 0", n)
 	}
 }

@@ -21,6 +21,10 @@ type Shared struct {
 	Window  time.Duration
 	Now     func() time.Time
 	Counter Counter
+
+	// leases are the shares of windows this instance holds when Counter
+	// is a Leaser.
+	leases leases
 }
 
 // NewShared returns a limiter of limit requests per window counted in c.
@@ -34,6 +38,9 @@ func (l *Shared) Allow(ctx context.Context, key string) (Decision, error) {
 	now := l.Now()
 	start := now.Truncate(l.Window)
 	reset := max(start.Add(l.Window).Sub(now), time.Second)
+	if c, ok := l.Counter.(Leaser); ok {
+		return l.allowLeased(ctx, c, key, start, reset)
+	}
 	count, allowed, err := l.Counter.CountRequest(ctx, key, start, l.Limit)
 	if err != nil {
 		return Decision{Allowed: true, Limit: l.Limit, Remaining: l.Limit, Reset: reset}, err

@@ -76,6 +76,9 @@ func (r *sustainedRun) print(o *mdOut) {
 	r.printReports(o)
 	r.printBudget(o)
 	r.printReads(o)
+	if len(r.statements) > 0 {
+		o.printf("\n```\npg_stat_statements while A streamed: seconds | calls | ms per call | rows | statement\n%s\n```\n", strings.Join(r.statements, "\n"))
+	}
 }
 
 func (r *sustainedRun) lagSourceText() string {
@@ -121,6 +124,8 @@ func (r *sustainedRun) printIngest(o *mdOut) {
 	o.printf("| batches acknowledged; outcomes sent | %d; %d | – | |\n", r.stats.batches.Load(), r.stats.outcomes.Load())
 	o.printf("| this process's CPU while A streamed (generating and encoding the calls, the readers, pollers and sampler) | %s (%.2f of a core) | – | |\n",
 		r.benchCPU.Round(time.Second), r.benchCPU.Seconds()/r.toLastAck.Seconds())
+	o.printf("| cores busy while A streamed: all; llmcost's process; the rest (PostgreSQL, the bench, others) | %.2f; %.2f; %.2f | – | |\n",
+		r.busyCores, r.serverCores, r.busyCores-r.serverCores)
 	o.printf("| A's events stored (count(*)) / calls acknowledged | %d / %d | equal | %s |\n", r.stored, r.sent, verdict(r.stored == r.sent))
 }
 

@@ -110,6 +110,9 @@ type sustainedRun struct {
 	budgetStateAtTheEnd string
 	streamErr           error         // the stream stopped on an answer other than 200 or 503
 	benchCPU            time.Duration // this process's CPU while A streamed: the load generator's share of the cores
+	busyCores           float64       // the machine's busy cores while A streamed
+	serverCores         float64       // llmcost's own process (HTTP, decoding, pricing) while A streamed
+	statements          []string      // pg_stat_statements' top statements while A streamed, when asked for
 	serverLog           string        // the end of llmcost's log (warnings and errors), read once it stopped
 }
 
@@ -167,7 +170,7 @@ func runSustained(b *testing.B, cfg sustainedConfig) *sustainedRun {
 	ctx := context.Background()
 	r := &sustainedRun{cfg: cfg, started: time.Now().UTC(), loadStart: loadAverage(), reads: newReadLog()}
 	dir := filepath.Join(benchDir(), "sustained")
-	server, err := pgserver.Start(ctx, pgserver.Options{DataDir: dir, Settings: serverSettings, StartTimeout: 10 * time.Minute})
+	server, err := pgserver.Start(ctx, pgserver.Options{DataDir: dir, Settings: sustainedSettings(), StartTimeout: 10 * time.Minute})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -240,7 +243,9 @@ func (r *sustainedRun) streamA(b *testing.B, srv *llmcost, db *postgres.DB, dbUR
 	pollers.Go(func() { pollBudget(pollCtx, srv, projA, keyA, &phase, r.reads) })
 	readers.Go(func() { readCycling(readCtx, srv, keyA, "A", phaseDuring, r.reads) })
 	readers.Go(func() { readCycling(readCtx, srv, keyB, "B", phaseDuring, r.reads) })
-	cpu0 := processCPU()
+	resetStatements, readStatements := statementProfile(dbURL)
+	resetStatements()
+	cpu0, ticks0 := processCPU(), readCPUTicks(srv.cmd.Process.Pid)
 	start := time.Now()
 	r.anchor = start.UTC()
 	sampler := startLagSampler(srv, dbURL, start, r.stats.acked.Load, r.reads)
@@ -251,6 +256,8 @@ func (r *sustainedRun) streamA(b *testing.B, srv *llmcost, db *postgres.DB, dbUR
 		r.toLastAck = time.Unix(0, last).Sub(start)
 	}
 	r.benchCPU = processCPU() - cpu0
+	r.busyCores, r.serverCores = cpuShare(ticks0, readCPUTicks(srv.cmd.Process.Pid), time.Since(start))
+	r.statements = readStatements()
 	phase.Store(phaseAfter)
 	stopReads()
 	readers.Wait()
