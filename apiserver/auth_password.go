@@ -3,6 +3,7 @@ package apiserver
 import (
 	"net/http"
 
+	"github.com/llmcost/llmcost/apiserver/wire"
 	"github.com/llmcost/llmcost/internal/access"
 	"github.com/llmcost/llmcost/internal/apierr"
 	"github.com/llmcost/llmcost/internal/authn"
@@ -122,7 +123,7 @@ func (s *Server) verifyEmail(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	verified := true
-	return ok(w, http.StatusOK, userJSON{ID: u.ID, Email: u.Email, Name: u.Name, EmailVerified: &verified})
+	return ok(w, http.StatusOK, wire.User{ID: u.ID, Email: u.Email, Name: u.Name, EmailVerified: &verified})
 }
 
 // resendJSON is POST /v1/auth/verify-email/resend.

@@ -8,6 +8,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/llmcost/llmcost/apiserver/wire"
 	"github.com/llmcost/llmcost/internal/access"
 	"github.com/llmcost/llmcost/internal/apierr"
 	"github.com/llmcost/llmcost/internal/authn"
@@ -43,7 +44,7 @@ func (s *Server) refresh(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	tokens.ExpiresIn = int(min(AccessTTL, sess.ExpiresAt.Sub(now)) / time.Second)
-	tokens.User = userJSON{ID: user.ID, Email: user.Email, Name: user.Name}
+	tokens.User = wire.User{ID: user.ID, Email: user.Email, Name: user.Name}
 	return ok(w, http.StatusOK, tokens)
 }
 

@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/llmcost/llmcost/apiserver/wire"
 	"github.com/llmcost/llmcost/internal/apierr"
 	"github.com/llmcost/llmcost/internal/authn"
 	"github.com/llmcost/llmcost/internal/postgres"
@@ -87,6 +88,6 @@ func (s *Server) socialSession(w http.ResponseWriter, r *http.Request, id social
 		return err
 	}
 	verified := u.EmailVerified
-	tokens.User = userJSON{ID: u.ID, Email: u.Email, Name: u.Name, EmailVerified: &verified}
+	tokens.User = wire.User{ID: u.ID, Email: u.Email, Name: u.Name, EmailVerified: &verified}
 	return ok(w, http.StatusOK, tokens)
 }

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"slices"
 
+	"github.com/llmcost/llmcost/apiserver/wire"
 	"github.com/llmcost/llmcost/internal/apierr"
 	"github.com/llmcost/llmcost/internal/postgres"
 )
@@ -22,22 +23,10 @@ func (s *Server) currentVersion(doc string) string {
 	return s.Policies.PrivacyVersion
 }
 
-// policyJSON names one policy document's current version.
-type policyJSON struct {
-	Version string `json:"version"`
-	URL     string `json:"url"`
-}
-
-// currentPoliciesJSON is GET /v1/auth/policies/current.
-type currentPoliciesJSON struct {
-	Terms   policyJSON `json:"terms"`
-	Privacy policyJSON `json:"privacy"`
-}
-
 func (s *Server) currentPolicies(w http.ResponseWriter, _ *http.Request) error {
-	return ok(w, http.StatusOK, currentPoliciesJSON{
-		Terms:   policyJSON{Version: s.Policies.TermsVersion, URL: s.Policies.TermsURL},
-		Privacy: policyJSON{Version: s.Policies.PrivacyVersion, URL: s.Policies.PrivacyURL},
+	return ok(w, http.StatusOK, wire.Policies{
+		Terms:   wire.Policy{Version: s.Policies.TermsVersion, URL: s.Policies.TermsURL},
+		Privacy: wire.Policy{Version: s.Policies.PrivacyVersion, URL: s.Policies.PrivacyURL},
 	})
 }
 

@@ -1,0 +1,19 @@
+// Package wire holds the records of the REST API: every answer and every
+// request body, as the handlers write them and as clients (the dashboard,
+// the end-to-end tests) decode them. It has no logic beyond encoding, so a
+// reader finds the whole contract of a route in one place and a change to
+// an answer is one change for the server and its clients alike.
+//
+// One naming scheme:
+//
+//   - an answer is named for what it is (Project, Overview, BudgetState);
+//   - an answer that wraps a list is <Item>List (ProjectList, MemberList);
+//   - an item of a report or of an answer that is a bare array is <Thing>Row
+//     (AgentRow, TraceRow);
+//   - a request body is <Action>Request (LoginRequest, BudgetRequest);
+//   - query parameters are <Thing>Query (ReportQuery).
+//
+// Money is Money: exact nano-USD that encodes as a JSON number of USD.
+// Percentages are 0–100 with two decimals; averages and rates over nothing
+// are null (a nil pointer), sums over nothing 0.
+package wire
