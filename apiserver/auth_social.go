@@ -12,15 +12,6 @@ import (
 	"github.com/llmcost/llmcost/internal/social"
 )
 
-type googleRequest struct {
-	IDToken string `json:"id_token"`
-}
-
-type githubRequest struct {
-	Code        string `json:"code"`
-	RedirectURI string `json:"redirect_uri"`
-}
-
 func notConfigured(provider string) error {
 	return apierr.New(apierr.NotFound, provider+" sign-in is not configured on this server").
 		WithHint("sign in with e-mail and password")
@@ -32,7 +23,7 @@ func (s *Server) googleSignIn(w http.ResponseWriter, r *http.Request) error {
 	if s.Accounts.Google == nil {
 		return notConfigured("Google")
 	}
-	var req googleRequest
+	var req wire.GoogleRequest
 	if err := decode(r, &req); err != nil {
 		return err
 	}
@@ -53,7 +44,7 @@ func (s *Server) githubSignIn(w http.ResponseWriter, r *http.Request) error {
 	if s.Accounts.GitHub == nil {
 		return notConfigured("GitHub")
 	}
-	var req githubRequest
+	var req wire.GitHubRequest
 	if err := decode(r, &req); err != nil {
 		return err
 	}

@@ -64,3 +64,85 @@ type Policies struct {
 	Terms   Policy `json:"terms"`
 	Privacy Policy `json:"privacy"`
 }
+
+// PasswordChangeRequest is the body of POST /v1/auth/password/change.
+type PasswordChangeRequest struct {
+	CurrentPassword string `json:"current_password"`
+	NewPassword     string `json:"new_password"`
+}
+
+// ResetRequest is the body of POST /v1/auth/password/reset-request.
+type ResetRequest struct {
+	Email string `json:"email"`
+}
+
+// PasswordResetRequest is the body of POST /v1/auth/password/reset: the
+// token the reset mail carried and the new password.
+type PasswordResetRequest struct {
+	Token       string `json:"token"`
+	NewPassword string `json:"new_password"`
+}
+
+// VerifyRequest is the body of POST /v1/auth/verify-email: the token the
+// verification mail carried.
+type VerifyRequest struct {
+	Token string `json:"token"`
+}
+
+// VerificationResent is POST /v1/auth/verify-email/resend.
+type VerificationResent struct {
+	EmailVerified         bool `json:"email_verified"`
+	VerificationEmailSent bool `json:"verification_email_sent"`
+}
+
+// RefreshRequest is the body of POST /v1/auth/refresh.
+type RefreshRequest struct {
+	RefreshToken string `json:"refresh_token"`
+}
+
+// Profile is the profile record of GET and PATCH /v1/auth/me.
+type Profile struct {
+	ID            string  `json:"id"`
+	Email         string  `json:"email"`
+	Name          string  `json:"name"`
+	EmailVerified bool    `json:"email_verified"`
+	CreatedAt     string  `json:"created_at"`
+	LastActiveAt  *string `json:"last_active_at"`
+	HasPassword   bool    `json:"has_password"`
+}
+
+// ProfileRequest is the body of PATCH /v1/auth/me: an absent name stays as
+// it is.
+type ProfileRequest struct {
+	Name *string `json:"name"`
+}
+
+// GoogleRequest is the body of POST /v1/auth/google: the ID token Google
+// issued to the browser.
+type GoogleRequest struct {
+	IDToken string `json:"id_token"`
+}
+
+// GitHubRequest is the body of POST /v1/auth/github: the OAuth code and the
+// redirect URI it was issued for.
+type GitHubRequest struct {
+	Code        string `json:"code"`
+	RedirectURI string `json:"redirect_uri"`
+}
+
+// PolicyCheck is the policy check result (GET /v1/auth/policies/status): per
+// document the current version and the one the user accepted last (null:
+// none).
+type PolicyCheck struct {
+	RequiresReacceptance bool               `json:"requires_reacceptance"`
+	Outdated             []string           `json:"outdated"`
+	Current              map[string]string  `json:"current"`
+	Accepted             map[string]*string `json:"accepted"`
+}
+
+// Consent is one item of the body of POST /v1/auth/policies/accept: a
+// document and the version accepted.
+type Consent struct {
+	Document string `json:"document"`
+	Version  string `json:"version"`
+}

@@ -13,7 +13,11 @@
 //   - a request body is <Action>Request (LoginRequest, BudgetRequest);
 //   - query parameters are <Thing>Query (ReportQuery).
 //
-// Money is Money: exact nano-USD that encodes as a JSON number of USD.
-// Percentages are 0–100 with two decimals; averages and rates over nothing
-// are null (a nil pointer), sums over nothing 0.
+// Every amount of money an answer carries is Money: exact nano-USD that
+// encodes as a JSON number of USD. Prices per 1000 tokens, and the figures
+// of a breach (a count or an amount, by kind), stay json.Number written
+// exactly from their integers; a request's amounts also stay json.Number,
+// so the handler can name the field of a malformed one. Percentages are
+// 0–100 with two decimals; averages and rates over nothing are null (a nil
+// pointer), sums over nothing 0.
 package wire

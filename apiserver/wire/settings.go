@@ -52,3 +52,22 @@ type WebhookTest struct {
 	Error      *string `json:"error"`
 	DurationMS int64   `json:"duration_ms"`
 }
+
+// Notification is one in-app notification.
+type Notification struct {
+	ID        string          `json:"id"`
+	ProjectID string          `json:"project_id"`
+	Type      string          `json:"type"`
+	Title     string          `json:"title"`
+	Body      string          `json:"body"`
+	Data      json.RawMessage `json:"data"`
+	CreatedAt string          `json:"created_at"`
+	ReadAt    *string         `json:"read_at"`
+}
+
+// NotificationList is GET /v1/notifications.
+type NotificationList struct {
+	Notifications []Notification `json:"notifications"`
+	Total         int64          `json:"total"`
+	Unread        int64          `json:"unread"`
+}
