@@ -19,8 +19,6 @@ const (
 	maxEstimateCompare = 20
 )
 
-func usdNumber(nano int64) wire.Money { return wire.Money(nano) }
-
 // estimate is POST /v1/estimate: what one call would cost, priced exactly
 // as ingest prices it, with the rates applied (unpublished cache rates
 // already replaced by their fallbacks) and optional alternatives.
@@ -53,14 +51,14 @@ func (s *Server) estimate(w http.ResponseWriter, r *http.Request) error {
 		}
 		alt, _ = alt.At(at)
 		total := alt.Price(usage).Total
-		alts = append(alts, wire.EstimateAlternative{Model: alt.Model, TotalCost: usdNumber(total),
-			Savings: usdNumber(b.Total - total)})
+		alts = append(alts, wire.EstimateAlternative{Model: alt.Model, TotalCost: money(total),
+			Savings: money(b.Total - total)})
 	}
 	return ok(w, http.StatusOK, wire.Estimate{
 		Model: entry.Model, InputTokens: usage.Input, OutputTokens: usage.Output, CachedTokens: usage.Cached,
 		CacheWriteTokens: usage.CacheWrite, CacheWrite1hTokens: usage.CacheWrite1h, ReasoningTokens: req.ReasoningTokens,
-		InputCost: usdNumber(b.Input), OutputCost: usdNumber(b.Output), CacheReadCost: usdNumber(b.CacheRead),
-		CacheWriteCost: usdNumber(b.CacheWrite), TotalCost: usdNumber(b.Total), Currency: "USD",
+		InputCost: money(b.Input), OutputCost: money(b.Output), CacheReadCost: money(b.CacheRead),
+		CacheWriteCost: money(b.CacheWrite), TotalCost: money(b.Total), Currency: "USD",
 		LongContext: b.LongContext,
 		Rates: wire.EstimateRates{InputPer1K: per1K(b.Rates.Input), OutputPer1K: per1K(b.Rates.Output),
 			CacheReadPer1K: per1K(b.Rates.CacheRead), CacheWritePer1K: per1K(b.Rates.CacheWrite),

@@ -53,7 +53,7 @@ func newEventJSON(ev *event.Event) wire.Event {
 		InputTokens: ev.InputTokens, OutputTokens: ev.OutputTokens, CachedTokens: ev.CachedTokens,
 		CacheWriteTokens: ev.CacheWriteTokens, CacheWrite1hTokens: ev.CacheWrite1hTokens,
 		TotalTokens: ev.TotalTokens, ReasoningTokens: ev.ReasoningTokens,
-		Cost: usdNumber(ev.CostNano), CostProvided: ev.CostProvided, Priced: ev.Priced,
+		Cost: money(ev.CostNano), CostProvided: ev.CostProvided, Priced: ev.Priced,
 		PriceVersion: optText(ev.PriceVersion), PricePeriod: optText(ev.PricePeriod), LatencyMS: ev.LatencyMS, Success: ev.Success,
 		Error: optText(ev.Error), Streaming: ev.Streaming, Timestamp: ts(ev.Timestamp),
 		TraceID: optText(ev.TraceID), SpanID: optText(ev.SpanID), ParentSpanID: optText(ev.ParentSpanID),
@@ -62,7 +62,7 @@ func newEventJSON(ev *event.Event) wire.Event {
 		FlatPlan: ev.Billing == event.BillingSubscription, Source: ev.Source,
 	}
 	if ev.Priced {
-		c := usdNumber(ev.CatalogueCostNano)
+		c := money(ev.CatalogueCostNano)
 		out.CatalogueCost = &c
 	}
 	if len(ev.Metadata) > 0 {

@@ -67,10 +67,10 @@ func (s *Server) reprice(w http.ResponseWriter, r *http.Request) error {
 	}
 	changes := make([]wire.RepriceChange, len(res.Changes))
 	for i, c := range res.Changes {
-		changes[i] = wire.RepriceChange{Model: c.Model, Events: c.Events, OldTotal: usdNumber(c.OldTotal), NewTotal: usdNumber(c.NewTotal)}
+		changes[i] = wire.RepriceChange{Model: c.Model, Events: c.Events, OldTotal: money(c.OldTotal), NewTotal: money(c.NewTotal)}
 	}
 	return ok(w, http.StatusOK, wire.Reprice{DryRun: dryRun, Events: res.Events, EventsRefused: res.Refused,
-		OldTotal: usdNumber(res.OldTotal), NewTotal: usdNumber(res.NewTotal), Changes: changes,
+		OldTotal: money(res.OldTotal), NewTotal: money(res.NewTotal), Changes: changes,
 		PriceVersion: res.PriceVersion, Start: ts(f.Start), End: ts(f.End)})
 }
 

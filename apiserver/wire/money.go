@@ -43,10 +43,3 @@ func (m *Money) UnmarshalJSON(b []byte) error {
 	*m = Money(nano)
 	return nil
 }
-
-// OptMoney is nano as a nullable Money, for the answers that say null
-// where an amount is not known.
-func OptMoney(nano int64) *Money {
-	m := Money(nano)
-	return &m
-}
