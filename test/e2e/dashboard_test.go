@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"os"
@@ -184,12 +183,12 @@ func TestDashboardInABrowser(t *testing.T) {
 	if key == "" {
 		t.Fatal("the registration page shows no API key")
 	}
-	proj := s.call(t, "GET", "/v1/projects/me", key, nil).must(t, http.StatusOK).Body["id"].(string)
+	proj := decode[wire.Project](t, s.call(t, "GET", "/v1/projects/me", key, nil).must(t, http.StatusOK)).ID
 
 	// A guardrail the batch below breaches: the researcher may only use a
 	// calculator.
-	session := s.call(t, "POST", "/v1/auth/login", "", map[string]any{"email": email, "password": "correct horse battery"}).
-		must(t, http.StatusOK).Body["access_token"].(string)
+	session := decode[wire.Tokens](t, s.call(t, "POST", "/v1/auth/login", "", wire.LoginRequest{Email: email, Password: "correct horse battery"}).
+		must(t, http.StatusOK)).AccessToken
 	s.call(t, "PUT", "/v1/projects/"+proj+"/guardrails", session,
 		map[string]any{"agent_name": "researcher", "allowed_tools": []string{"calculator"}}).must(t, http.StatusCreated)
 
@@ -366,15 +365,4 @@ func TestDashboardInABrowser(t *testing.T) {
 	if !strings.Contains(html, "read-only-note") {
 		t.Errorf("the viewer's settings page: %s", html)
 	}
-}
-
-// decode is a reply's JSON as the API's own record, as the dashboard reads
-// it.
-func decode[T any](t testing.TB, r response) T {
-	t.Helper()
-	var v T
-	if err := json.Unmarshal(r.Raw, &v); err != nil {
-		t.Fatalf("decode %T: %v: %s", v, err, r.Raw)
-	}
-	return v
 }
