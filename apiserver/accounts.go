@@ -12,6 +12,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/llmcost/llmcost/apiserver/wire"
 	"github.com/llmcost/llmcost/internal/authn"
 	"github.com/llmcost/llmcost/internal/mail"
 	"github.com/llmcost/llmcost/internal/postgres"
@@ -203,7 +204,7 @@ func (s *Server) sendInvitation(to string, proj postgres.Project, inviter postgr
 func tooMany(w http.ResponseWriter, retry time.Duration, limit int, period time.Duration, what string) error {
 	secs := int((retry + time.Second - 1) / time.Second)
 	w.Header().Set("Retry-After", strconv.Itoa(secs))
-	return ok(w, http.StatusTooManyRequests, rateLimited{
+	return ok(w, http.StatusTooManyRequests, wire.RateLimited{
 		Detail:     "Rate limit exceeded: " + strconv.Itoa(limit) + " " + what + " per hour",
 		RetryAfter: secs, Limit: limit, Period: int(period.Seconds()),
 	})

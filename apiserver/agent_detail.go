@@ -9,6 +9,7 @@ import (
 	"github.com/gorilla/mux"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/llmcost/llmcost/apiserver/wire"
 	"github.com/llmcost/llmcost/internal/agentview"
 	"github.com/llmcost/llmcost/internal/analytics"
 	"github.com/llmcost/llmcost/internal/apierr"
@@ -28,21 +29,21 @@ const (
 // agent's summary row and every section a person needs to act on it, each
 // read by the same store function as its standalone report narrowed to the
 // agent. 404 when the agent made no call in the window.
-func (s *Server) analyticsAgentDetail(r *http.Request) (AgentDetail, error) {
+func (s *Server) analyticsAgentDetail(r *http.Request) (wire.AgentDetail, error) {
 	agent := mux.Vars(r)["agent_name"]
 	rng, err := analytics.ParseRange(r.URL.Query().Get("range"), analytics.AllRanges)
 	if err != nil {
-		return AgentDetail{}, err
+		return wire.AgentDetail{}, err
 	}
 	ctx, project := r.Context(), callerOf(r).ProjectID
 	v, err := s.readAgentView(ctx, project, agent, rng, 1)
 	if err != nil {
-		return AgentDetail{}, err
+		return wire.AgentDetail{}, err
 	}
 	if len(v.rows) == 0 {
-		return AgentDetail{}, agentNotFound(agent)
+		return wire.AgentDetail{}, agentNotFound(agent)
 	}
-	out := AgentDetail{Summary: v.rows[0], Compliance: v.compliance[agent]}
+	out := wire.AgentDetail{Summary: v.rows[0], Compliance: v.compliance[agent]}
 	// The sections do not depend on each other: they are read at once, on
 	// connections of their own (at most detailReads), so the detail takes
 	// about as long as its slowest section rather than the sum of them.
@@ -80,10 +81,10 @@ func (s *Server) analyticsAgentDetail(r *http.Request) (AgentDetail, error) {
 		return err
 	})
 	if err := g.Wait(); err != nil {
-		return AgentDetail{}, err
+		return wire.AgentDetail{}, err
 	}
 	lat := agentview.LatencyOf(latencies)
-	out.Latency = AgentLatency{P50: lat.P50, P95: lat.P95, P99: lat.P99, Avg: lat.Avg, SampleSize: lat.SampleSize}
+	out.Latency = wire.AgentLatency{P50: lat.P50, P95: lat.P95, P99: lat.P99, Avg: lat.Avg, SampleSize: lat.SampleSize}
 	out.Steps = agentStepRows(steps)
 	return out, nil
 }
@@ -94,7 +95,7 @@ const detailReads = 4
 
 // readDetailBreakdowns reads the detail's five top-8 breakdowns in one
 // snapshot.
-func (s *Server) readDetailBreakdowns(ctx context.Context, out *AgentDetail, rp report) error {
+func (s *Server) readDetailBreakdowns(ctx context.Context, out *wire.AgentDetail, rp report) error {
 	res, err := s.DB.ReadWindows(ctx, rp.byKey("model", detailBreakdown), rp.byKey("tool", detailBreakdown),
 		rp.byKey("user", detailBreakdown), rp.byKey("session", detailBreakdown), rp.byKey("workflow", detailBreakdown))
 	if err != nil {
@@ -107,7 +108,7 @@ func (s *Server) readDetailBreakdowns(ctx context.Context, out *AgentDetail, rp 
 
 // readDetailTail reads the agent's run-cost distribution (none when no run
 // has a workflow) and its tail cost.
-func (s *Server) readDetailTail(ctx context.Context, out *AgentDetail, q postgres.RunQuery) error {
+func (s *Server) readDetailTail(ctx context.Context, out *wire.AgentDetail, q postgres.RunQuery) error {
 	dist, figures, err := s.readDistribution(ctx, q, defaultBuckets)
 	var ae *apierr.Error
 	switch {
@@ -118,14 +119,14 @@ func (s *Server) readDetailTail(ctx context.Context, out *AgentDetail, q postgre
 		return err
 	}
 	tail := agentview.TailOf(figures)
-	out.TailCost = AgentTailCost{Threshold: money(tail.ThresholdNano), Runs: tail.Runs, Cost: money(tail.CostNano),
+	out.TailCost = wire.AgentTailCost{Threshold: money(tail.ThresholdNano), Runs: tail.Runs, Cost: money(tail.CostNano),
 		SharePercent: tail.SharePercent}
 	return nil
 }
 
 // agentStepRows turns the per-run step figures into step rows.
-func agentStepRows(steps []postgres.AgentStep) []AgentStepRow {
-	out := make([]AgentStepRow, len(steps))
+func agentStepRows(steps []postgres.AgentStep) []wire.AgentStepRow {
+	out := make([]wire.AgentStepRow, len(steps))
 	for i, st := range steps {
 		models := st.Models
 		if models == nil {
@@ -135,7 +136,7 @@ func agentStepRows(steps []postgres.AgentStep) []AgentStepRow {
 		if !slices.IsSorted(costs) {
 			costs = slices.Sorted(slices.Values(costs))
 		}
-		out[i] = AgentStepRow{StepName: st.StepName, Tool: st.Tool, Models: models, Runs: st.Runs, Calls: st.Calls,
+		out[i] = wire.AgentStepRow{StepName: st.StepName, Tool: st.Tool, Models: models, Runs: st.Runs, Calls: st.Calls,
 			CallsPerRun: analytics.Mean(st.Calls, st.Runs), MaxCallsPerRun: st.MaxCallsPerRun,
 			TotalCost: money(st.CostNano), SuccessRate: analytics.Percent(st.SuccessCalls, st.Calls)}
 		if len(costs) > 0 {
@@ -147,14 +148,14 @@ func agentStepRows(steps []postgres.AgentStep) []AgentStepRow {
 }
 
 // outcomesSummary sums the outcome figures of the agent's workflow rows.
-func outcomesSummary(rows []postgres.WorkflowSums) OutcomesSummary {
+func outcomesSummary(rows []postgres.WorkflowSums) wire.OutcomesSummary {
 	in := make([]agentview.RunOutcomes, len(rows))
 	for i, w := range rows {
 		in[i] = agentview.RunOutcomes{Runs: w.Runs, CostNano: w.CostNano, Succeeded: w.Succeeded, Failed: w.Failed,
 			SuccessCostNano: w.SuccessCostNano, FailureCostNano: w.FailureCostNano}
 	}
 	o := agentview.OutcomesOf(in)
-	out := OutcomesSummary{Runs: o.Runs, Succeeded: o.Succeeded, Failed: o.Failed, Unknown: o.Unknown,
+	out := wire.OutcomesSummary{Runs: o.Runs, Succeeded: o.Succeeded, Failed: o.Failed, Unknown: o.Unknown,
 		CostOnSuccess: money(o.CostOnSuccessNano), CostOnFailure: money(o.CostOnFailureNano), SuccessRate: o.SuccessRate}
 	if o.CostPerSuccessNano != nil {
 		n := money(*o.CostPerSuccessNano)

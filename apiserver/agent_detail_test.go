@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llmcost/llmcost/apiserver/wire"
 	"github.com/llmcost/llmcost/internal/event"
 )
 
@@ -18,7 +19,7 @@ func TestAgentDetailEqualsTheReports(t *testing.T) {
 	get := func(path string) resp { return e.must(e.do("GET", path, u.Key, nil), 200) }
 	for _, agent := range []string{"guarded", "looper", "untraced"} {
 		d := get("/v1/analytics/agents/" + agent + "?range=30d")
-		var detail AgentDetail
+		var detail wire.AgentDetail
 		if err := json.Unmarshal([]byte(d.Raw), &detail); err != nil {
 			t.Fatal(err)
 		}
@@ -75,11 +76,11 @@ func TestAgentDetailEqualsTheReports(t *testing.T) {
 			}
 		}
 		// Compliance: the agent's record of the compliance report, or null.
-		var comp Compliance
+		var comp wire.Compliance
 		if err := json.Unmarshal([]byte(get("/v1/guardrails/compliance?range=30d").Raw), &comp); err != nil {
 			t.Fatal(err)
 		}
-		var rec *AgentCompliance
+		var rec *wire.AgentCompliance
 		for i := range comp.Agents {
 			if comp.Agents[i].AgentName == agent {
 				rec = &comp.Agents[i]
@@ -91,7 +92,7 @@ func TestAgentDetailEqualsTheReports(t *testing.T) {
 	}
 
 	// The guarded agent's own figures: steps, latency, tail, outcomes.
-	var g AgentDetail
+	var g wire.AgentDetail
 	if err := json.Unmarshal([]byte(get("/v1/analytics/agents/guarded?range=7d").Raw), &g); err != nil {
 		t.Fatal(err)
 	}
@@ -107,10 +108,10 @@ func TestAgentDetailEqualsTheReports(t *testing.T) {
 	if l := g.Latency; l.SampleSize != 5 || *l.P50 != 300 || *l.P95 != 480 || *l.P99 != 496 || *l.Avg != 300 {
 		t.Errorf("latency %s", compact(t, l))
 	}
-	if o := g.Outcomes; o.Runs != 1 || o.Succeeded != 1 || o.CostOnSuccess != "0.7" || *o.CostPerSuccess != "0.7" || *o.SuccessRate != 100 {
+	if o := g.Outcomes; o.Runs != 1 || o.Succeeded != 1 || o.CostOnSuccess.String() != "0.7" || o.CostPerSuccess.String() != "0.7" || *o.SuccessRate != 100 {
 		t.Errorf("outcomes %s", compact(t, o))
 	}
-	if tc := g.TailCost; tc.Runs != 1 || tc.Cost != "0.7" || tc.Threshold != "0.7" || *tc.SharePercent != 100 {
+	if tc := g.TailCost; tc.Runs != 1 || tc.Cost.String() != "0.7" || tc.Threshold.String() != "0.7" || *tc.SharePercent != 100 {
 		t.Errorf("tail %s", compact(t, tc))
 	}
 	if g.Compliance == nil || g.Compliance.Status != "breach" || len(g.Compliance.Breaches) != 2 {

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/llmcost/llmcost/apiserver/wire"
 	"github.com/llmcost/llmcost/internal/agentview"
 	"github.com/llmcost/llmcost/internal/analytics"
 	"github.com/llmcost/llmcost/internal/apierr"
@@ -25,7 +26,7 @@ const (
 )
 
 // analyticsAgentSummary is GET /v1/analytics/agents/summary.
-func (s *Server) analyticsAgentSummary(r *http.Request) ([]AgentSummaryRow, error) {
+func (s *Server) analyticsAgentSummary(r *http.Request) ([]wire.AgentSummaryRow, error) {
 	rng, err := analytics.ParseRange(r.URL.Query().Get("range"), analytics.AllRanges)
 	if err != nil {
 		return nil, err
@@ -45,8 +46,8 @@ func (s *Server) analyticsAgentSummary(r *http.Request) ([]AgentSummaryRow, erro
 // that the detail shows too.
 type agentView struct {
 	window     analytics.Span
-	rows       []AgentSummaryRow
-	compliance map[string]*AgentCompliance
+	rows       []wire.AgentSummaryRow
+	compliance map[string]*wire.AgentCompliance
 }
 
 // agentGrain is the coarsest rollup a window of rng reads, as the spend
@@ -80,7 +81,7 @@ func (s *Server) readAgentView(ctx context.Context, project, agent string, rng a
 	var wg sync.WaitGroup
 	var runsOf map[string]*postgres.AgentRuns
 	var breaches map[string]breachFacts
-	var compliance map[string]*AgentCompliance
+	var compliance map[string]*wire.AgentCompliance
 	var runsErr, breachErr error
 	var only map[string]bool
 	if agent != "" {
@@ -116,7 +117,7 @@ func (s *Server) readAgentView(ctx context.Context, project, agent string, rng a
 		projectCost = res[3].AllCostNano
 	}
 	sums = sums[:min(len(sums), limit)]
-	v := agentView{window: w, rows: make([]AgentSummaryRow, 0, len(sums))}
+	v := agentView{window: w, rows: make([]wire.AgentSummaryRow, 0, len(sums))}
 	names := make([]string, len(sums))
 	for i, a := range sums {
 		names[i] = a.Key
@@ -202,33 +203,33 @@ type agentRowInput struct {
 }
 
 // summaryRow builds one agent summary row and chooses its signal.
-func summaryRow(cat *pricing.Catalogue, in agentRowInput) AgentSummaryRow {
+func summaryRow(cat *pricing.Catalogue, in agentRowInput) wire.AgentSummaryRow {
 	a := in.sums
 	runs := in.runs
 	if runs == nil {
 		runs = &postgres.AgentRuns{}
 	}
-	row := AgentSummaryRow{AgentRow: agentRows([]analytics.Keyed{a})[0],
+	row := wire.AgentSummaryRow{AgentRow: agentRows([]analytics.Keyed{a})[0],
 		SharePercent: analytics.Percent(a.CostNano, in.projectCost), PreviousCost: money(in.previous),
-		CostChangePercent: agentview.ChangePercent(a.CostNano, in.previous), Models: make([]AgentModel, len(in.models)),
+		CostChangePercent: agentview.ChangePercent(a.CostNano, in.previous), Models: make([]wire.AgentModel, len(in.models)),
 		Runs: runs.Runs, CostPerRun: perRun(runs.CostNano, runs.Runs), CallsPerRun: analytics.Mean(runs.Calls, runs.Runs),
 		CachedShare: analytics.Percent(a.CachedTokens, a.InputTokens), CacheSavings: money(a.ReadSavingsNano - a.WritePremiumNano),
 		FailedCalls: a.Calls - a.SuccessCalls, FailedCost: money(a.FailedCostNano), RepeatedCost: money(runs.RepeatedNano),
 		RepeatedRuns: runs.RepeatedRuns, Developers: in.facts.Developers, Sessions: in.facts.Sessions,
-		FirstSeen: optTS(in.facts.FirstSeen), LastSeen: optTS(in.facts.LastSeen), Daily: make([]AgentDay, len(in.days))}
+		FirstSeen: optTS(in.facts.FirstSeen), LastSeen: optTS(in.facts.LastSeen), Daily: make([]wire.AgentDay, len(in.days))}
 	for i, m := range in.models {
-		row.Models[i] = AgentModel{Model: m.Key, Calls: m.Calls, Cost: money(m.CostNano),
+		row.Models[i] = wire.AgentModel{Model: m.Key, Calls: m.Calls, Cost: money(m.CostNano),
 			CachedShare: agentview.ModelCachedShare(cat, m.Key, m.CachedTokens, m.InputTokens)}
 	}
 	for i, d := range in.days {
-		row.Daily[i] = AgentDay{Day: d.Day.Format(time.DateOnly), Cost: money(d.CostNano), Calls: d.Calls,
+		row.Daily[i] = wire.AgentDay{Day: d.Day.Format(time.DateOnly), Cost: money(d.CostNano), Calls: d.Calls,
 			FailedCost: money(d.FailedCostNano)}
 	}
 	sig := agentview.ChooseSignal(agentview.SignalInput{CostNano: a.CostNano, Calls: a.Calls, TracedCalls: a.TracedCalls,
 		OutputOver16Calls: a.OutputOver16Calls, Breaches: in.breach.count, BreachCostNano: in.breach.costNano,
 		RepeatedCost: runs.RepeatedNano, RepeatedRuns: runs.RepeatedRuns, FailedCalls: row.FailedCalls,
 		FailedCost: a.FailedCostNano, Cheaper: cheaper(cat, in.models)})
-	row.Signal = AgentSignal{Kind: sig.Kind, Title: sig.Title, Detail: sig.Detail}
+	row.Signal = wire.AgentSignal{Kind: sig.Kind, Title: sig.Title, Detail: sig.Detail}
 	if sig.AmountNano != nil {
 		n := money(*sig.AmountNano)
 		row.Signal.Amount = &n

@@ -3,6 +3,7 @@ package apiserver
 import (
 	"context"
 
+	"github.com/llmcost/llmcost/apiserver/wire"
 	"github.com/llmcost/llmcost/internal/analytics"
 )
 
@@ -20,12 +21,12 @@ type breachFacts struct {
 // agent, or an undeclared model, plus the calls of runs over a per-run
 // limit not already counted (docs/agent-view.md).
 func (s *Server) readBreaches(ctx context.Context, project string, rng analytics.Range,
-	only map[string]bool) (map[string]breachFacts, map[string]*AgentCompliance, error) {
+	only map[string]bool) (map[string]breachFacts, map[string]*wire.AgentCompliance, error) {
 	cr, err := s.readCompliance(ctx, project, rng, only)
 	if err != nil {
 		return nil, nil, err
 	}
-	out, records := map[string]breachFacts{}, map[string]*AgentCompliance{}
+	out, records := map[string]breachFacts{}, map[string]*wire.AgentCompliance{}
 	for _, row := range cr.rows {
 		rec := agentCompliance(row, cr.pol, cr.data, cr.from, cr.to)
 		records[row.AgentName] = &rec

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llmcost/llmcost/apiserver/wire"
 	"github.com/llmcost/llmcost/internal/event"
 	"github.com/llmcost/llmcost/internal/semconv"
 )
@@ -108,13 +109,13 @@ func agentsEnv(t *testing.T) (*env, user) {
 	return e, u
 }
 
-func summaryRows(t *testing.T, raw string) map[string]AgentSummaryRow {
+func summaryRows(t *testing.T, raw string) map[string]wire.AgentSummaryRow {
 	t.Helper()
-	var rows []AgentSummaryRow
+	var rows []wire.AgentSummaryRow
 	if err := json.Unmarshal([]byte(raw), &rows); err != nil {
 		t.Fatal(err)
 	}
-	out := map[string]AgentSummaryRow{}
+	out := map[string]wire.AgentSummaryRow{}
 	for _, r := range rows {
 		out[r.AgentName] = r
 	}
@@ -184,8 +185,8 @@ func TestAgentSummarySignalsEachWinOnce(t *testing.T) {
 		t.Errorf("untraced %+v", un)
 	}
 	g := rows["guarded"]
-	if g.Developers != 2 || g.Sessions != 2 || g.RepeatedCost != "0.05" || g.RepeatedRuns != 1 || len(g.Models) != 2 ||
-		g.Models[0].Model != "gpt-4o" || g.Models[0].Cost != "0.5" {
+	if g.Developers != 2 || g.Sessions != 2 || g.RepeatedCost.String() != "0.05" || g.RepeatedRuns != 1 || len(g.Models) != 2 ||
+		g.Models[0].Model != "gpt-4o" || g.Models[0].Cost.String() != "0.5" {
 		t.Errorf("guarded %+v", g)
 	}
 	if g.Signal.Title != "3 guardrail breach(es) in this window" {
@@ -218,14 +219,11 @@ func TestAgentSummarySignalsEachWinOnce(t *testing.T) {
 
 // shareOf is agent's cost over every agent's in the rows, as a percent
 // with two decimals.
-func shareOf(t *testing.T, rows map[string]AgentSummaryRow, agent string) float64 {
+func shareOf(t *testing.T, rows map[string]wire.AgentSummaryRow, agent string) float64 {
 	t.Helper()
 	var all, mine float64
 	for name, r := range rows {
-		c, err := r.TotalCost.Float64()
-		if err != nil {
-			t.Fatal(err)
-		}
+		c := r.TotalCost.USD()
 		all += c
 		if name == agent {
 			mine = c

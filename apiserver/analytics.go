@@ -6,6 +6,7 @@ import (
 
 	"github.com/gorilla/mux"
 
+	"github.com/llmcost/llmcost/apiserver/wire"
 	"github.com/llmcost/llmcost/internal/analytics"
 	"github.com/llmcost/llmcost/internal/apierr"
 	"github.com/llmcost/llmcost/internal/postgres"
@@ -68,25 +69,25 @@ func (rp report) series() postgres.WindowQuery {
 		Segments: analytics.Decompose(rp.window, grain), BucketWidth: width}
 }
 
-func (rp report) filled(points []analytics.Point) []SeriesPoint {
+func (rp report) filled(points []analytics.Point) []wire.SeriesPoint {
 	return seriesPoints(analytics.ZeroFill(analytics.Buckets(rp.window, rp.rng.BucketWidth()), points))
 }
 
 // analyticsOverview is GET /v1/analytics/overview (24h, 7d, 30d, 90d).
-func (s *Server) analyticsOverview(r *http.Request) (Overview, error) {
+func (s *Server) analyticsOverview(r *http.Request) (wire.Overview, error) {
 	rp, err := s.parseReport(r, analytics.OverviewRanges)
 	if err != nil {
-		return Overview{}, err
+		return wire.Overview{}, err
 	}
 	res, err := s.DB.ReadWindows(r.Context(), rp.byKey("agent", 0))
 	if err != nil {
-		return Overview{}, err
+		return wire.Overview{}, err
 	}
 	return overviewOf(analytics.Total(res[0].Keys), rp.window), nil
 }
 
 // analyticsAgents is GET /v1/analytics/agents.
-func (s *Server) analyticsAgents(r *http.Request) ([]AgentRow, error) {
+func (s *Server) analyticsAgents(r *http.Request) ([]wire.AgentRow, error) {
 	rp, err := s.parseReport(r, analytics.AllRanges)
 	if err != nil {
 		return nil, err
@@ -100,7 +101,7 @@ func (s *Server) analyticsAgents(r *http.Request) ([]AgentRow, error) {
 
 // analyticsModels is GET /v1/analytics/models; cost_share is of the
 // window's spend (of the agent's, when narrowed to one).
-func (s *Server) analyticsModels(r *http.Request) ([]ModelRow, error) {
+func (s *Server) analyticsModels(r *http.Request) ([]wire.ModelRow, error) {
 	rp, err := s.parseReport(r, analytics.AllRanges)
 	if err != nil {
 		return nil, err
@@ -114,7 +115,7 @@ func (s *Server) analyticsModels(r *http.Request) ([]ModelRow, error) {
 
 // analyticsTimeseries is GET /v1/analytics/timeseries: every bucket of the
 // window, empty ones zero-filled.
-func (s *Server) analyticsTimeseries(r *http.Request) ([]SeriesPoint, error) {
+func (s *Server) analyticsTimeseries(r *http.Request) ([]wire.SeriesPoint, error) {
 	rp, err := s.parseReport(r, analytics.AllRanges)
 	if err != nil {
 		return nil, err
@@ -132,10 +133,10 @@ func (s *Server) analyticsTimeseries(r *http.Request) ([]SeriesPoint, error) {
 // agents and models reports read it), with the time series in the same
 // statement when it has that grain too (postgres.ReadFull); narrowed to
 // one agent, whose model rows are daily only, they are three window reads.
-func (s *Server) analyticsFull(r *http.Request) (FullAnalytics, error) {
+func (s *Server) analyticsFull(r *http.Request) (wire.FullAnalytics, error) {
 	rp, err := s.parseReport(r, analytics.AllRanges)
 	if err != nil {
-		return FullAnalytics{}, err
+		return wire.FullAnalytics{}, err
 	}
 	var agents []analytics.Keyed
 	var models postgres.WindowResult
@@ -145,24 +146,24 @@ func (s *Server) analyticsFull(r *http.Request) (FullAnalytics, error) {
 		res, err := s.DB.ReadFull(r.Context(), postgres.FullQuery{ProjectID: rp.project, Segments: series.Segments,
 			KeySegments: rp.byKey("agent", 0).Segments, BucketWidth: series.BucketWidth, Limit: rp.limit})
 		if err != nil {
-			return FullAnalytics{}, err
+			return wire.FullAnalytics{}, err
 		}
 		agents, models, points = res.Agents, res.Models, res.Points
 	} else {
 		res, err := s.DB.ReadWindows(r.Context(), rp.byKey("agent", 0), rp.byKey("model", rp.limit), rp.series())
 		if err != nil {
-			return FullAnalytics{}, err
+			return wire.FullAnalytics{}, err
 		}
 		agents, models, points = res[0].Keys, res[1], res[2].Points
 	}
-	return FullAnalytics{Overview: overviewOf(analytics.Total(agents), rp.window),
+	return wire.FullAnalytics{Overview: overviewOf(analytics.Total(agents), rp.window),
 		Agents: agentRows(agents[:min(len(agents), rp.limit)]), Models: modelRows(models.Keys, models.AllCostNano),
 		Timeseries: rp.filled(points)}, nil
 }
 
 // analyticsBy is GET /v1/analytics/by/{dimension}; an unknown dimension is
 // 404, calls without a value for it are left out.
-func (s *Server) analyticsBy(r *http.Request) ([]DimensionRow, error) {
+func (s *Server) analyticsBy(r *http.Request) ([]wire.DimensionRow, error) {
 	dim := mux.Vars(r)["dimension"]
 	rp, err := s.parseReport(r, analytics.AllRanges)
 	if err != nil {
@@ -181,14 +182,14 @@ func (s *Server) analyticsBy(r *http.Request) ([]DimensionRow, error) {
 
 // analyticsCache is GET /v1/analytics/cache: savings priced with each
 // call's own rates when it was stored.
-func (s *Server) analyticsCache(r *http.Request) (CacheReport, error) {
+func (s *Server) analyticsCache(r *http.Request) (wire.CacheReport, error) {
 	rp, err := s.parseReport(r, analytics.AllRanges)
 	if err != nil {
-		return CacheReport{}, err
+		return wire.CacheReport{}, err
 	}
 	res, err := s.DB.ReadWindows(r.Context(), rp.byKey("agent", 0))
 	if err != nil {
-		return CacheReport{}, err
+		return wire.CacheReport{}, err
 	}
 	return cacheReport(analytics.Total(res[0].Keys)), nil
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/llmcost/llmcost/apiserver/wire"
 	"github.com/llmcost/llmcost/internal/apierr"
 	"github.com/llmcost/llmcost/internal/authn"
 	"github.com/llmcost/llmcost/internal/postgres"
@@ -19,53 +20,8 @@ const (
 	RememberMeSession = 30 * 24 * time.Hour
 )
 
-type registerRequest struct {
-	Email          string `json:"email"`
-	Password       string `json:"password"`
-	Name           string `json:"name"`
-	AcceptTerms    bool   `json:"accept_terms"`
-	AcceptPrivacy  bool   `json:"accept_privacy"`
-	TermsVersion   string `json:"terms_version"`
-	PrivacyVersion string `json:"privacy_version"`
-}
-
-type loginRequest struct {
-	Email      string `json:"email"`
-	Password   string `json:"password"`
-	RememberMe bool   `json:"remember_me"`
-}
-
-type userJSON struct {
-	ID            string `json:"id"`
-	Email         string `json:"email"`
-	Name          string `json:"name"`
-	EmailVerified *bool  `json:"email_verified,omitempty"`
-}
-
-type tokenPayload struct {
-	AccessToken  string   `json:"access_token"`
-	RefreshToken string   `json:"refresh_token"`
-	TokenType    string   `json:"token_type"`
-	ExpiresIn    int      `json:"expires_in"`
-	User         userJSON `json:"user"`
-}
-
-type registerResponse struct {
-	tokenPayload
-	VerificationEmailSent bool               `json:"verification_email_sent"`
-	DefaultProject        defaultProjectJSON `json:"default_project"`
-}
-
-// defaultProjectJSON is the project every registration creates, with its
-// key shown once.
-type defaultProjectJSON struct {
-	ID     string `json:"id"`
-	Name   string `json:"name"`
-	APIKey string `json:"api_key"`
-}
-
 func (s *Server) register(w http.ResponseWriter, r *http.Request) error {
-	var req registerRequest
+	var req wire.RegisterRequest
 	if err := decode(r, &req); err != nil {
 		return err
 	}
@@ -91,16 +47,16 @@ func (s *Server) register(w http.ResponseWriter, r *http.Request) error {
 	}
 	verified := false
 	sent := s.sendVerification(r.Context(), user)
-	tokens.User = userJSON{ID: user.ID, Email: user.Email, Name: user.Name, EmailVerified: &verified}
-	return ok(w, http.StatusCreated, registerResponse{
-		tokenPayload:          tokens,
+	tokens.User = wire.User{ID: user.ID, Email: user.Email, Name: user.Name, EmailVerified: &verified}
+	return ok(w, http.StatusCreated, wire.Registered{
+		Tokens:                tokens,
 		VerificationEmailSent: sent,
-		DefaultProject:        defaultProjectJSON{ID: proj.ID, Name: proj.Name, APIKey: key},
+		DefaultProject:        wire.DefaultProject{ID: proj.ID, Name: proj.Name, APIKey: key},
 	})
 }
 
 // checkRegistration validates a registration and returns the normalised e-mail.
-func (s *Server) checkRegistration(req *registerRequest) (string, error) {
+func (s *Server) checkRegistration(req *wire.RegisterRequest) (string, error) {
 	email, err := normaliseEmail(req.Email)
 	if err != nil {
 		return "", err
@@ -126,7 +82,7 @@ func (s *Server) checkRegistration(req *registerRequest) (string, error) {
 func (s *Server) login(w http.ResponseWriter, r *http.Request) error {
 	// Not decode: a NUL in the e-mail or password is a failed sign-in
 	// (401), not a validation answer that says which field held it.
-	var req loginRequest
+	var req wire.LoginRequest
 	body, err := readJSON(r)
 	if err != nil {
 		return err
@@ -172,12 +128,12 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) error {
 	if err := s.DB.CreateSession(r.Context(), sess); err != nil {
 		return err
 	}
-	tokens.User = userJSON{ID: user.ID, Email: user.Email, Name: user.Name}
+	tokens.User = wire.User{ID: user.ID, Email: user.Email, Name: user.Name}
 	return ok(w, http.StatusOK, tokens)
 }
 
 // newSession mints a token pair; only their hashes go into the session row.
-func (s *Server) newSession(rememberMe bool) (postgres.Session, tokenPayload) {
+func (s *Server) newSession(rememberMe bool) (postgres.Session, wire.Tokens) {
 	now := s.Now()
 	access, refresh := authn.NewToken("lca_"), authn.NewToken("lcr_")
 	life := SessionTTL
@@ -188,7 +144,7 @@ func (s *Server) newSession(rememberMe bool) (postgres.Session, tokenPayload) {
 		AccessHash: authn.Hash(access), AccessExpiresAt: now.Add(AccessTTL),
 		RefreshHash: authn.Hash(refresh), ExpiresAt: now.Add(life), RememberMe: rememberMe,
 	}
-	return sess, tokenPayload{AccessToken: access, RefreshToken: refresh, TokenType: "bearer",
+	return sess, wire.Tokens{AccessToken: access, RefreshToken: refresh, TokenType: "bearer",
 		ExpiresIn: int(AccessTTL.Seconds())}
 }
 

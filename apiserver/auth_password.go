@@ -3,15 +3,11 @@ package apiserver
 import (
 	"net/http"
 
+	"github.com/llmcost/llmcost/apiserver/wire"
 	"github.com/llmcost/llmcost/internal/access"
 	"github.com/llmcost/llmcost/internal/apierr"
 	"github.com/llmcost/llmcost/internal/authn"
 )
-
-type passwordChange struct {
-	CurrentPassword string `json:"current_password"`
-	NewPassword     string `json:"new_password"`
-}
 
 // changePassword needs the current password and ends every other session.
 // A wrong current password is a 422 on that field, not a 401: the session
@@ -19,7 +15,7 @@ type passwordChange struct {
 func (s *Server) changePassword(w http.ResponseWriter, r *http.Request) error {
 	p := access.FromContext(r.Context())
 	userID := callerOf(r).UserID
-	var req passwordChange
+	var req wire.PasswordChangeRequest
 	if err := decode(r, &req); err != nil {
 		return err
 	}
@@ -53,16 +49,12 @@ func (s *Server) changePassword(w http.ResponseWriter, r *http.Request) error {
 	return noContent(w)
 }
 
-type resetRequest struct {
-	Email string `json:"email"`
-}
-
 // resetRequest answers 204 at once whether or not the address has an
 // account; the look-up and the mail happen in the background. Three
 // requests per address per hour, counted for unknown addresses too, so the
 // 429 reveals nothing either.
 func (s *Server) resetRequest(w http.ResponseWriter, r *http.Request) error {
-	var req resetRequest
+	var req wire.ResetRequest
 	if err := decode(r, &req); err != nil {
 		return err
 	}
@@ -77,15 +69,10 @@ func (s *Server) resetRequest(w http.ResponseWriter, r *http.Request) error {
 	return noContent(w)
 }
 
-type passwordReset struct {
-	Token       string `json:"token"`
-	NewPassword string `json:"new_password"`
-}
-
 // resetPassword spends a reset token from the mail: new password, every
 // session ended.
 func (s *Server) resetPassword(w http.ResponseWriter, r *http.Request) error {
-	var req passwordReset
+	var req wire.PasswordResetRequest
 	if err := decode(r, &req); err != nil {
 		return err
 	}
@@ -105,12 +92,8 @@ func (s *Server) resetPassword(w http.ResponseWriter, r *http.Request) error {
 	return noContent(w)
 }
 
-type verifyRequest struct {
-	Token string `json:"token"`
-}
-
 func (s *Server) verifyEmail(w http.ResponseWriter, r *http.Request) error {
-	var req verifyRequest
+	var req wire.VerifyRequest
 	if err := decode(r, &req); err != nil {
 		return err
 	}
@@ -122,13 +105,7 @@ func (s *Server) verifyEmail(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	verified := true
-	return ok(w, http.StatusOK, userJSON{ID: u.ID, Email: u.Email, Name: u.Name, EmailVerified: &verified})
-}
-
-// resendJSON is POST /v1/auth/verify-email/resend.
-type resendJSON struct {
-	EmailVerified         bool `json:"email_verified"`
-	VerificationEmailSent bool `json:"verification_email_sent"`
+	return ok(w, http.StatusOK, wire.User{ID: u.ID, Email: u.Email, Name: u.Name, EmailVerified: &verified})
 }
 
 // resendVerification mails a fresh verification link to the caller, three
@@ -140,11 +117,11 @@ func (s *Server) resendVerification(w http.ResponseWriter, r *http.Request) erro
 		return err
 	}
 	if u.EmailVerified {
-		return ok(w, http.StatusOK, resendJSON{EmailVerified: true, VerificationEmailSent: false})
+		return ok(w, http.StatusOK, wire.VerificationResent{EmailVerified: true, VerificationEmailSent: false})
 	}
 	if allowed, retry := s.allowMail(r.Context(), s.acct.verifies, "verify", u.ID); !allowed {
 		return tooMany(w, retry, MailsPerHour, s.acct.verifies.Window, "verification e-mails")
 	}
 	sent := s.sendVerification(r.Context(), u)
-	return ok(w, http.StatusOK, resendJSON{EmailVerified: false, VerificationEmailSent: sent})
+	return ok(w, http.StatusOK, wire.VerificationResent{EmailVerified: false, VerificationEmailSent: sent})
 }

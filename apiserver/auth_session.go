@@ -8,21 +8,18 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/llmcost/llmcost/apiserver/wire"
 	"github.com/llmcost/llmcost/internal/access"
 	"github.com/llmcost/llmcost/internal/apierr"
 	"github.com/llmcost/llmcost/internal/authn"
 	"github.com/llmcost/llmcost/internal/postgres"
 )
 
-type refreshRequest struct {
-	RefreshToken string `json:"refresh_token"`
-}
-
 // refresh rotates the token pair. A refresh token that was already used
 // revokes its whole session (reuse detection); clients must not refresh
 // concurrently with one token.
 func (s *Server) refresh(w http.ResponseWriter, r *http.Request) error {
-	var req refreshRequest
+	var req wire.RefreshRequest
 	if err := decode(r, &req); err != nil {
 		return err
 	}
@@ -43,7 +40,7 @@ func (s *Server) refresh(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	tokens.ExpiresIn = int(min(AccessTTL, sess.ExpiresAt.Sub(now)) / time.Second)
-	tokens.User = userJSON{ID: user.ID, Email: user.Email, Name: user.Name}
+	tokens.User = wire.User{ID: user.ID, Email: user.Email, Name: user.Name}
 	return ok(w, http.StatusOK, tokens)
 }
 
@@ -63,19 +60,8 @@ func (s *Server) logoutAll(w http.ResponseWriter, r *http.Request) error {
 	return noContent(w)
 }
 
-// profileJSON is the profile record of GET and PATCH /v1/auth/me.
-type profileJSON struct {
-	ID            string  `json:"id"`
-	Email         string  `json:"email"`
-	Name          string  `json:"name"`
-	EmailVerified bool    `json:"email_verified"`
-	CreatedAt     string  `json:"created_at"`
-	LastActiveAt  *string `json:"last_active_at"`
-	HasPassword   bool    `json:"has_password"`
-}
-
-func newProfileJSON(u postgres.User) profileJSON {
-	out := profileJSON{ID: u.ID, Email: u.Email, Name: u.Name, EmailVerified: u.EmailVerified,
+func newProfileJSON(u postgres.User) wire.Profile {
+	out := wire.Profile{ID: u.ID, Email: u.Email, Name: u.Name, EmailVerified: u.EmailVerified,
 		CreatedAt: ts(u.CreatedAt), HasPassword: u.PasswordHash != ""}
 	if u.LastActiveAt != nil {
 		at := ts(*u.LastActiveAt)
@@ -94,13 +80,9 @@ func (s *Server) me(w http.ResponseWriter, r *http.Request) error {
 	return ok(w, http.StatusOK, newProfileJSON(u))
 }
 
-type profileUpdate struct {
-	Name *string `json:"name"`
-}
-
 func (s *Server) updateMe(w http.ResponseWriter, r *http.Request) error {
 	userID := callerOf(r).UserID
-	var req profileUpdate
+	var req wire.ProfileRequest
 	if err := decode(r, &req); err != nil {
 		return err
 	}

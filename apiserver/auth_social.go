@@ -5,20 +5,12 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/llmcost/llmcost/apiserver/wire"
 	"github.com/llmcost/llmcost/internal/apierr"
 	"github.com/llmcost/llmcost/internal/authn"
 	"github.com/llmcost/llmcost/internal/postgres"
 	"github.com/llmcost/llmcost/internal/social"
 )
-
-type googleRequest struct {
-	IDToken string `json:"id_token"`
-}
-
-type githubRequest struct {
-	Code        string `json:"code"`
-	RedirectURI string `json:"redirect_uri"`
-}
 
 func notConfigured(provider string) error {
 	return apierr.New(apierr.NotFound, provider+" sign-in is not configured on this server").
@@ -31,7 +23,7 @@ func (s *Server) googleSignIn(w http.ResponseWriter, r *http.Request) error {
 	if s.Accounts.Google == nil {
 		return notConfigured("Google")
 	}
-	var req googleRequest
+	var req wire.GoogleRequest
 	if err := decode(r, &req); err != nil {
 		return err
 	}
@@ -52,7 +44,7 @@ func (s *Server) githubSignIn(w http.ResponseWriter, r *http.Request) error {
 	if s.Accounts.GitHub == nil {
 		return notConfigured("GitHub")
 	}
-	var req githubRequest
+	var req wire.GitHubRequest
 	if err := decode(r, &req); err != nil {
 		return err
 	}
@@ -87,6 +79,6 @@ func (s *Server) socialSession(w http.ResponseWriter, r *http.Request, id social
 		return err
 	}
 	verified := u.EmailVerified
-	tokens.User = userJSON{ID: u.ID, Email: u.Email, Name: u.Name, EmailVerified: &verified}
+	tokens.User = wire.User{ID: u.ID, Email: u.Email, Name: u.Name, EmailVerified: &verified}
 	return ok(w, http.StatusOK, tokens)
 }

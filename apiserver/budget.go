@@ -1,52 +1,27 @@
 package apiserver
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"slices"
 
+	"github.com/llmcost/llmcost/apiserver/wire"
 	"github.com/llmcost/llmcost/internal/alerts"
 	"github.com/llmcost/llmcost/internal/apierr"
 	"github.com/llmcost/llmcost/internal/postgres"
 	"github.com/llmcost/llmcost/internal/pricing"
 )
 
-// BudgetRequest is the body of PUT /v1/projects/{project_id}/budget.
-type BudgetRequest struct {
-	Enabled    *bool        `json:"enabled"`
-	Mode       string       `json:"mode"`
-	Budget     *json.Number `json:"budget"`
-	Thresholds []int32      `json:"thresholds"`
-}
-
-// BudgetState is SPEC.md "Budget state", plus the configured thresholds.
-type BudgetState struct {
-	ProjectID          string       `json:"project_id"`
-	Enabled            bool         `json:"enabled"`
-	Mode               *string      `json:"mode"`
-	Currency           string       `json:"currency"`
-	Budget             *json.Number `json:"budget"`
-	SpendMTD           json.Number  `json:"spend_mtd"`
-	Remaining          *json.Number `json:"remaining"`
-	UtilizationPercent *float64     `json:"utilization_percent"`
-	Thresholds         []int32      `json:"thresholds"`
-	ThresholdsCrossed  []int32      `json:"thresholds_crossed"`
-	Exhausted          bool         `json:"exhausted"`
-	PeriodEndsAt       string       `json:"period_ends_at"`
-	AsOf               string       `json:"as_of"`
-}
-
 // DefaultThresholds apply when a budget names none.
 var DefaultThresholds = []int32{50, 80, 100}
 
 // putBudget is PUT /v1/projects/{project_id}/budget; it answers the state.
 func (s *Server) putBudget(w http.ResponseWriter, r *http.Request) error {
-	var req BudgetRequest
+	var req wire.BudgetRequest
 	if err := decode(r, &req); err != nil {
 		return err
 	}
-	b, err := req.budget()
+	b, err := budgetOf(req)
 	if err != nil {
 		return err
 	}
@@ -61,7 +36,8 @@ func (s *Server) putBudget(w http.ResponseWriter, r *http.Request) error {
 	return ok(w, http.StatusOK, state)
 }
 
-func (req BudgetRequest) budget() (postgres.Budget, error) {
+// budgetOf checks a budget request and makes it the stored budget.
+func budgetOf(req wire.BudgetRequest) (postgres.Budget, error) {
 	b := postgres.Budget{Enabled: true, Mode: req.Mode, Thresholds: req.Thresholds}
 	if req.Enabled != nil {
 		b.Enabled = *req.Enabled
@@ -99,18 +75,18 @@ func (req BudgetRequest) budget() (postgres.Budget, error) {
 
 // getBudgetState is GET /v1/projects/{project_id}/budget-state: two
 // primary-key reads, never a scan of events.
-func (s *Server) getBudgetState(r *http.Request) (BudgetState, error) {
+func (s *Server) getBudgetState(r *http.Request) (wire.BudgetState, error) {
 	return s.budgetState(r, callerOf(r).ProjectID)
 }
 
-func (s *Server) budgetState(r *http.Request, project string) (BudgetState, error) {
+func (s *Server) budgetState(r *http.Request, project string) (wire.BudgetState, error) {
 	now := s.Now().UTC()
 	month := postgres.MonthStart(now)
 	read, err := s.DB.BudgetState(r.Context(), project, month)
 	if err != nil {
-		return BudgetState{}, err
+		return wire.BudgetState{}, err
 	}
-	st := BudgetState{ProjectID: project, Currency: "USD", SpendMTD: money(read.SpendNano),
+	st := wire.BudgetState{ProjectID: project, Currency: "USD", SpendMTD: money(read.SpendNano),
 		Thresholds: []int32{}, ThresholdsCrossed: []int32{},
 		PeriodEndsAt: ts(alerts.PeriodEnd(month)), AsOf: ts(now)}
 	if !read.AsOf.IsZero() {

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/llmcost/llmcost/apiserver/wire"
 	"github.com/llmcost/llmcost/internal/alerts"
 	"github.com/llmcost/llmcost/internal/analytics"
 	"github.com/llmcost/llmcost/internal/guardrail"
@@ -17,19 +18,19 @@ const day = 24 * time.Hour
 // compliance is GET /v1/guardrails/compliance (range, default 7d) over
 // [now − range, now), the window of every report (start_time, end_time);
 // breach_series has one entry per UTC day the window touches.
-func (s *Server) compliance(r *http.Request) (Compliance, error) {
+func (s *Server) compliance(r *http.Request) (wire.Compliance, error) {
 	rng, err := analytics.ParseRange(r.URL.Query().Get("range"), analytics.AllRanges)
 	if err != nil {
-		return Compliance{}, err
+		return wire.Compliance{}, err
 	}
 	cr, err := s.readCompliance(r.Context(), callerOf(r).ProjectID, rng, nil)
 	if err != nil {
-		return Compliance{}, err
+		return wire.Compliance{}, err
 	}
-	out := Compliance{Agents: make([]AgentCompliance, len(cr.rows)), ToolTags: make([]ToolTag, len(cr.tags)),
+	out := wire.Compliance{Agents: make([]wire.AgentCompliance, len(cr.rows)), ToolTags: make([]wire.ToolTag, len(cr.tags)),
 		StartTime: ts(cr.from), EndTime: ts(cr.now)}
 	for i, t := range cr.tags {
-		out.ToolTags[i] = ToolTag{ToolName: t.ToolName, Access: string(t.Access)}
+		out.ToolTags[i] = wire.ToolTag{ToolName: t.ToolName, Access: string(t.Access)}
 	}
 	out.TotalCalls, out.ToolTrackedCalls = cr.data.ProjectCalls, cr.data.ToolCalls
 	for i, g := range cr.rows {
@@ -130,20 +131,20 @@ func sortedUsage(m map[string]*guardrail.Usage) []guardrail.Usage {
 	return out
 }
 
-func agentCompliance(row postgres.GuardrailRow, pol guardrail.Policy, d postgres.ComplianceData, from, to time.Time) AgentCompliance {
+func agentCompliance(row postgres.GuardrailRow, pol guardrail.Policy, d postgres.ComplianceData, from, to time.Time) wire.AgentCompliance {
 	g := row.Guardrail
 	a := splitAgent(g.AgentName, d)
 	tools, models := sortedUsage(a.tools), sortedUsage(a.models)
 	js := guardrailJSON(row)
-	out := AgentCompliance{AgentName: g.AgentName, ReadOnly: g.ReadOnly, AllowedTools: g.AllowedTools,
+	out := wire.AgentCompliance{AgentName: g.AgentName, ReadOnly: g.ReadOnly, AllowedTools: g.AllowedTools,
 		AllowedModels: g.AllowedModels, MaxToolCallsPerRun: g.MaxToolCallsPerRun, MaxCostPerRunUSD: js.MaxCostPerRunUSD,
 		TotalCalls: d.Totals[g.AgentName][0], TotalCost: money(d.Totals[g.AgentName][1]), RunsSeen: int64(len(a.runs)),
-		ObservedTools: []string{}, ObservedModels: []string{}, ToolUsage: []ToolUsage{}, ModelUsage: []ModelUsage{},
-		Breaches: []BreachRecord{}, UnknownAccessTools: guardrail.UnknownAccess(g, pol, tools)}
+		ObservedTools: []string{}, ObservedModels: []string{}, ToolUsage: []wire.ToolUsage{}, ModelUsage: []wire.ModelUsage{},
+		Breaches: []wire.BreachRecord{}, UnknownAccessTools: guardrail.UnknownAccess(g, pol, tools)}
 	for _, u := range tools {
 		out.TrackedToolCalls += u.Calls
 		out.ObservedTools = append(out.ObservedTools, u.Key)
-		tu := ToolUsage{ToolName: u.Key, Calls: u.Calls, LastSeen: optTS(u.LastSeen), Access: string(pol.ToolAccess(u.Key))}
+		tu := wire.ToolUsage{ToolName: u.Key, Calls: u.Calls, LastSeen: optTS(u.LastSeen), Access: string(pol.ToolAccess(u.Key))}
 		if k := guardrail.ToolBreach(g, pol.ToolAccess(u.Key), u.Key); k != "" && g.Enabled {
 			s := string(k)
 			tu.BreachKind = &s
@@ -152,13 +153,13 @@ func agentCompliance(row postgres.GuardrailRow, pol guardrail.Policy, d postgres
 	}
 	for _, u := range models {
 		out.ObservedModels = append(out.ObservedModels, u.Key)
-		out.ModelUsage = append(out.ModelUsage, ModelUsage{Model: u.Key, Calls: u.Calls, Cost: money(u.CostNano),
+		out.ModelUsage = append(out.ModelUsage, wire.ModelUsage{Model: u.Key, Calls: u.Calls, Cost: money(u.CostNano),
 			Permitted: guardrail.ModelPermitted(g, u.Key)})
 	}
 	sort.Strings(out.ObservedTools)
 	sort.Strings(out.ObservedModels)
 	if st := guardrail.RunStats(a.runs); st != nil {
-		out.RunStats = &RunStats{Runs: st.Runs, P50ToolCalls: st.P50ToolCalls, P95ToolCalls: st.P95ToolCalls,
+		out.RunStats = &wire.RunStats{Runs: st.Runs, P50ToolCalls: st.P50ToolCalls, P95ToolCalls: st.P95ToolCalls,
 			MaxToolCalls: st.MaxToolCalls, P50Cost: money(st.P50Cost), P95Cost: money(st.P95Cost), MaxCost: money(st.MaxCost)}
 	}
 	for _, b := range guardrail.JudgeUsage(g, pol, tools, models, a.runs) {
@@ -167,7 +168,7 @@ func agentCompliance(row postgres.GuardrailRow, pol guardrail.Policy, d postgres
 	for t := from.Truncate(day); t.Before(to); t = t.Add(day) {
 		dd := a.daily[t]
 		n := guardrail.Count(guardrail.JudgeUsage(g, pol, dd[0], dd[1], a.dailyRuns[t]))
-		out.BreachSeries = append(out.BreachSeries, BreachPoint{Day: t.Format(time.DateOnly), Count: n})
+		out.BreachSeries = append(out.BreachSeries, wire.BreachPoint{Day: t.Format(time.DateOnly), Count: n})
 	}
 	switch {
 	case !g.Enabled:
@@ -180,8 +181,8 @@ func agentCompliance(row postgres.GuardrailRow, pol guardrail.Policy, d postgres
 	return out
 }
 
-func breachRecord(b guardrail.Breach) BreachRecord {
-	out := BreachRecord{Kind: string(b.Kind), Subject: b.Subject, Count: b.Count,
+func breachRecord(b guardrail.Breach) wire.BreachRecord {
+	out := wire.BreachRecord{Kind: string(b.Kind), Subject: b.Subject, Count: b.Count,
 		Observed: alerts.Figure(b, b.Observed), LastSeen: optTS(b.LastSeen)}
 	if b.Limit != nil {
 		l := alerts.Figure(b, *b.Limit)

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"testing"
 	"time"
+
+	"github.com/llmcost/llmcost/apiserver/wire"
 )
 
 // TestComplianceWindowIsNowMinusRange: compliance reads [now − range, now)
@@ -37,7 +39,7 @@ func TestComplianceWindowIsNowMinusRange(t *testing.T) {
 		days  int
 	}{{"7d", 6, 8}, {"24h", 2, 2}} {
 		raw := e.must(e.do("GET", "/v1/guardrails/compliance?range="+c.rng+"&project_id="+p, u.Access, nil), 200).Raw
-		var out Compliance
+		var out wire.Compliance
 		if err := json.Unmarshal([]byte(raw), &out); err != nil {
 			t.Fatal(err)
 		}

@@ -1,12 +1,12 @@
 package apiserver
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
 	"time"
 
+	"github.com/llmcost/llmcost/apiserver/wire"
 	"github.com/llmcost/llmcost/internal/apierr"
 	"github.com/llmcost/llmcost/internal/pricing"
 )
@@ -19,71 +19,11 @@ const (
 	maxEstimateCompare = 20
 )
 
-// estimateRequest uses the ingest token semantics: input_tokens is the
-// whole prompt; cached_tokens, cache_write_tokens (5-minute) and
-// cache_write_1h_tokens are parts of it; output_tokens includes
-// reasoning_tokens, which is informational only.
-type estimateRequest struct {
-	Model              string   `json:"model"`
-	InputTokens        *int64   `json:"input_tokens"`
-	OutputTokens       *int64   `json:"output_tokens"`
-	CachedTokens       int64    `json:"cached_tokens"`
-	CacheWriteTokens   int64    `json:"cache_write_tokens"`
-	CacheWrite1hTokens int64    `json:"cache_write_1h_tokens"`
-	ReasoningTokens    int64    `json:"reasoning_tokens"`
-	Compare            []string `json:"compare"`
-	// Timestamp (RFC 3339) prices the call at the rates in force then;
-	// absent: now.
-	Timestamp *string `json:"timestamp"`
-}
-
-type estimateRates struct {
-	InputPer1K        json.Number `json:"input_per_1k"`
-	OutputPer1K       json.Number `json:"output_per_1k"`
-	CacheReadPer1K    json.Number `json:"cache_read_per_1k"`
-	CacheWritePer1K   json.Number `json:"cache_write_per_1k"`
-	CacheWrite1hPer1K json.Number `json:"cache_write_1h_per_1k"`
-}
-
-type estimateAlternative struct {
-	Model     string      `json:"model"`
-	TotalCost json.Number `json:"total_cost"`
-	// Savings is the estimate's total minus this one: negative when the
-	// alternative costs more.
-	Savings json.Number `json:"savings"`
-}
-
-type estimateResponse struct {
-	Model              string                `json:"model"`
-	InputTokens        int64                 `json:"input_tokens"`
-	OutputTokens       int64                 `json:"output_tokens"`
-	CachedTokens       int64                 `json:"cached_tokens"`
-	CacheWriteTokens   int64                 `json:"cache_write_tokens"`
-	CacheWrite1hTokens int64                 `json:"cache_write_1h_tokens"`
-	ReasoningTokens    int64                 `json:"reasoning_tokens"`
-	InputCost          json.Number           `json:"input_cost"`
-	OutputCost         json.Number           `json:"output_cost"`
-	CacheReadCost      json.Number           `json:"cache_read_cost"`
-	CacheWriteCost     json.Number           `json:"cache_write_cost"`
-	TotalCost          json.Number           `json:"total_cost"`
-	Currency           string                `json:"currency"`
-	LongContext        bool                  `json:"long_context"`
-	Rates              estimateRates         `json:"rates"`
-	Alternatives       []estimateAlternative `json:"alternatives"`
-	PriceVersion       string                `json:"price_version"`
-	// Timestamp is when the call is priced; PricePeriod the rate period in
-	// force then (null for a model with one price).
-	Timestamp   string  `json:"timestamp"`
-	PricePeriod *string `json:"price_period"`
-}
-
-func usdNumber(nano int64) json.Number { return json.Number(pricing.FormatUSD(nano)) }
-
 // estimate is POST /v1/estimate: what one call would cost, priced exactly
 // as ingest prices it, with the rates applied (unpublished cache rates
 // already replaced by their fallbacks) and optional alternatives.
 func (s *Server) estimate(w http.ResponseWriter, r *http.Request) error {
-	var req estimateRequest
+	var req wire.EstimateRequest
 	if err := decode(r, &req); err != nil {
 		return err
 	}
@@ -102,7 +42,7 @@ func (s *Server) estimate(w http.ResponseWriter, r *http.Request) error {
 	}
 	entry, period := entry.At(at)
 	b := entry.Price(usage)
-	alts := make([]estimateAlternative, 0, len(req.Compare))
+	alts := make([]wire.EstimateAlternative, 0, len(req.Compare))
 	for i, name := range req.Compare {
 		alt, found := cat.Lookup(name)
 		if !found { // the estimate's own model exists: a bad comparison is a 422
@@ -111,16 +51,16 @@ func (s *Server) estimate(w http.ResponseWriter, r *http.Request) error {
 		}
 		alt, _ = alt.At(at)
 		total := alt.Price(usage).Total
-		alts = append(alts, estimateAlternative{Model: alt.Model, TotalCost: usdNumber(total),
-			Savings: usdNumber(b.Total - total)})
+		alts = append(alts, wire.EstimateAlternative{Model: alt.Model, TotalCost: money(total),
+			Savings: money(b.Total - total)})
 	}
-	return ok(w, http.StatusOK, estimateResponse{
+	return ok(w, http.StatusOK, wire.Estimate{
 		Model: entry.Model, InputTokens: usage.Input, OutputTokens: usage.Output, CachedTokens: usage.Cached,
 		CacheWriteTokens: usage.CacheWrite, CacheWrite1hTokens: usage.CacheWrite1h, ReasoningTokens: req.ReasoningTokens,
-		InputCost: usdNumber(b.Input), OutputCost: usdNumber(b.Output), CacheReadCost: usdNumber(b.CacheRead),
-		CacheWriteCost: usdNumber(b.CacheWrite), TotalCost: usdNumber(b.Total), Currency: "USD",
+		InputCost: money(b.Input), OutputCost: money(b.Output), CacheReadCost: money(b.CacheRead),
+		CacheWriteCost: money(b.CacheWrite), TotalCost: money(b.Total), Currency: "USD",
 		LongContext: b.LongContext,
-		Rates: estimateRates{InputPer1K: per1K(b.Rates.Input), OutputPer1K: per1K(b.Rates.Output),
+		Rates: wire.EstimateRates{InputPer1K: per1K(b.Rates.Input), OutputPer1K: per1K(b.Rates.Output),
 			CacheReadPer1K: per1K(b.Rates.CacheRead), CacheWritePer1K: per1K(b.Rates.CacheWrite),
 			CacheWrite1hPer1K: per1K(b.Rates.CacheWrite1h)},
 		Alternatives: alts, PriceVersion: cat.Version(), Timestamp: ts(at), PricePeriod: optText(period),
@@ -140,7 +80,7 @@ func estimateTime(raw *string) (time.Time, error) {
 }
 
 // checkEstimate validates the request and returns its usage.
-func checkEstimate(req *estimateRequest) (pricing.Usage, error) {
+func checkEstimate(req *wire.EstimateRequest) (pricing.Usage, error) {
 	req.Model = strings.TrimSpace(req.Model)
 	switch {
 	case req.Model == "":

@@ -5,18 +5,11 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/llmcost/llmcost/apiserver/wire"
 	"github.com/llmcost/llmcost/internal/apierr"
 	"github.com/llmcost/llmcost/internal/event"
 	"github.com/llmcost/llmcost/internal/postgres"
 )
-
-// eventListJSON is GET /v1/events: one page, newest first.
-type eventListJSON struct {
-	Events  []eventJSON `json:"events"`
-	Limit   int         `json:"limit"`
-	Offset  int         `json:"offset"`
-	HasMore bool        `json:"has_more"`
-}
 
 // listEvents is GET /v1/events: newest first, paged by limit and offset,
 // optionally of one agent.
@@ -35,11 +28,11 @@ func (s *Server) listEvents(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	out := make([]eventJSON, len(events))
+	out := make([]wire.Event, len(events))
 	for i := range events {
 		out[i] = newEventJSON(&events[i])
 	}
-	return ok(w, http.StatusOK, eventListJSON{Events: out, Limit: limit, Offset: offset, HasMore: more})
+	return ok(w, http.StatusOK, wire.EventList{Events: out, Limit: limit, Offset: offset, HasMore: more})
 }
 
 // intParam reads an optional integer query parameter within [lo, hi].
@@ -54,51 +47,13 @@ func intParam(s, name string, def, lo, hi int) (int, error) {
 	return n, nil
 }
 
-// eventJSON is the listed form of an event: the ingest fields plus how it
-// was priced. Empty optional strings are null.
-type eventJSON struct {
-	EventID            string          `json:"event_id"`
-	AgentName          string          `json:"agent_name"`
-	Model              string          `json:"model"`
-	InputTokens        int64           `json:"input_tokens"`
-	OutputTokens       int64           `json:"output_tokens"`
-	CachedTokens       int64           `json:"cached_tokens"`
-	CacheWriteTokens   int64           `json:"cache_write_tokens"`
-	CacheWrite1hTokens int64           `json:"cache_write_1h_tokens"`
-	TotalTokens        int64           `json:"total_tokens"`
-	ReasoningTokens    int64           `json:"reasoning_tokens"`
-	Cost               json.Number     `json:"cost"`
-	CostProvided       bool            `json:"cost_provided"`
-	CatalogueCost      *json.Number    `json:"catalogue_cost"`
-	Priced             bool            `json:"priced"`
-	PriceVersion       *string         `json:"price_version"`
-	PricePeriod        *string         `json:"price_period"`
-	LatencyMS          *int64          `json:"latency_ms"`
-	Success            bool            `json:"success"`
-	Error              *string         `json:"error"`
-	Streaming          *bool           `json:"streaming"` // null: the producer did not say
-	Timestamp          string          `json:"timestamp"`
-	TraceID            *string         `json:"trace_id"`
-	SpanID             *string         `json:"span_id"`
-	ParentSpanID       *string         `json:"parent_span_id"`
-	Workflow           *string         `json:"workflow"`
-	StepName           *string         `json:"step_name"`
-	ToolName           *string         `json:"tool_name"`
-	UserID             *string         `json:"user_id"`
-	SessionID          *string         `json:"session_id"`
-	Billing            string          `json:"billing"`
-	FlatPlan           bool            `json:"flat_plan"`
-	Source             string          `json:"source"`
-	Metadata           json.RawMessage `json:"metadata"`
-}
-
-func newEventJSON(ev *event.Event) eventJSON {
-	out := eventJSON{
+func newEventJSON(ev *event.Event) wire.Event {
+	out := wire.Event{
 		EventID: ev.EventID, AgentName: ev.AgentName, Model: ev.Model,
 		InputTokens: ev.InputTokens, OutputTokens: ev.OutputTokens, CachedTokens: ev.CachedTokens,
 		CacheWriteTokens: ev.CacheWriteTokens, CacheWrite1hTokens: ev.CacheWrite1hTokens,
 		TotalTokens: ev.TotalTokens, ReasoningTokens: ev.ReasoningTokens,
-		Cost: usdNumber(ev.CostNano), CostProvided: ev.CostProvided, Priced: ev.Priced,
+		Cost: money(ev.CostNano), CostProvided: ev.CostProvided, Priced: ev.Priced,
 		PriceVersion: optText(ev.PriceVersion), PricePeriod: optText(ev.PricePeriod), LatencyMS: ev.LatencyMS, Success: ev.Success,
 		Error: optText(ev.Error), Streaming: ev.Streaming, Timestamp: ts(ev.Timestamp),
 		TraceID: optText(ev.TraceID), SpanID: optText(ev.SpanID), ParentSpanID: optText(ev.ParentSpanID),
@@ -107,7 +62,7 @@ func newEventJSON(ev *event.Event) eventJSON {
 		FlatPlan: ev.Billing == event.BillingSubscription, Source: ev.Source,
 	}
 	if ev.Priced {
-		c := usdNumber(ev.CatalogueCostNano)
+		c := money(ev.CatalogueCostNano)
 		out.CatalogueCost = &c
 	}
 	if len(ev.Metadata) > 0 {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/gorilla/mux"
 
+	"github.com/llmcost/llmcost/apiserver/wire"
 	"github.com/llmcost/llmcost/internal/apierr"
 	"github.com/llmcost/llmcost/internal/guardrail"
 	"github.com/llmcost/llmcost/internal/postgres"
@@ -20,12 +21,12 @@ import (
 const maxNameLen = 256
 
 // listGuardrails is GET /v1/guardrails.
-func (s *Server) listGuardrails(r *http.Request) ([]Guardrail, error) {
+func (s *Server) listGuardrails(r *http.Request) ([]wire.Guardrail, error) {
 	rows, err := s.DB.Guardrails(r.Context(), callerOf(r).ProjectID)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]Guardrail, len(rows))
+	out := make([]wire.Guardrail, len(rows))
 	for i, g := range rows {
 		out[i] = guardrailJSON(g)
 	}
@@ -35,11 +36,11 @@ func (s *Server) listGuardrails(r *http.Request) ([]Guardrail, error) {
 // putGuardrail is PUT /v1/projects/{project_id}/guardrails: it replaces
 // the agent's guardrail whole; 201 when it is new.
 func (s *Server) putGuardrail(w http.ResponseWriter, r *http.Request) error {
-	var req GuardrailRequest
+	var req wire.GuardrailRequest
 	if err := decode(r, &req); err != nil {
 		return err
 	}
-	g, err := req.guardrail()
+	g, err := guardrailOf(req)
 	if err != nil {
 		return err
 	}
@@ -64,7 +65,7 @@ func (s *Server) deleteGuardrail(w http.ResponseWriter, r *http.Request) error {
 
 // putToolTag is PUT /v1/projects/{project_id}/guardrails/tool-tags.
 func (s *Server) putToolTag(w http.ResponseWriter, r *http.Request) error {
-	var req ToolTag
+	var req wire.ToolTag
 	if err := decode(r, &req); err != nil {
 		return err
 	}
@@ -105,8 +106,8 @@ func (s *Server) guardrailPolicy(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	p := PolicyRead{Guardrails: make([]PolicyGuardrail, len(rows)), ToolTags: map[string]string{},
-		Budget: PolicyBudget{Enabled: state.Enabled, Mode: state.Mode, Currency: state.Currency, Budget: state.Budget,
+	p := wire.PolicyRead{Guardrails: make([]wire.PolicyGuardrail, len(rows)), ToolTags: map[string]string{},
+		Budget: wire.PolicyBudget{Enabled: state.Enabled, Mode: state.Mode, Currency: state.Currency, Budget: state.Budget,
 			SpendMTD: state.SpendMTD, Exhausted: state.Exhausted, PeriodEndsAt: state.PeriodEndsAt}}
 	for i, g := range rows {
 		p.Guardrails[i] = guardrailJSON(g).PolicyGuardrail
@@ -131,7 +132,8 @@ func (s *Server) guardrailPolicy(w http.ResponseWriter, r *http.Request) error {
 	return ok(w, http.StatusOK, p)
 }
 
-func (req GuardrailRequest) guardrail() (guardrail.Guardrail, error) {
+// guardrailOf checks a guardrail request and makes it the guardrail to store.
+func guardrailOf(req wire.GuardrailRequest) (guardrail.Guardrail, error) {
 	g := guardrail.Guardrail{AgentName: req.AgentName, AllowedTools: req.AllowedTools, ReadOnly: req.ReadOnly,
 		AllowedModels: req.AllowedModels, MaxToolCallsPerRun: req.MaxToolCallsPerRun, Enabled: true}
 	if req.Enabled != nil {

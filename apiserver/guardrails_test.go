@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llmcost/llmcost/apiserver/wire"
 	"github.com/llmcost/llmcost/internal/alerts"
 	"github.com/llmcost/llmcost/internal/event"
 )
@@ -71,12 +72,12 @@ func (e *env) setGuardrails(u user, project string) {
 	e.must(e.do("PUT", base+"/tool-tags", u.Access, map[string]string{"tool_name": "delete_row", "access": "write"}), 200)
 }
 
-func agentsByName(t *testing.T, raw string) map[string]AgentCompliance {
-	var c Compliance
+func agentsByName(t *testing.T, raw string) map[string]wire.AgentCompliance {
+	var c wire.Compliance
 	if err := json.Unmarshal([]byte(raw), &c); err != nil {
 		t.Fatal(err)
 	}
-	out := map[string]AgentCompliance{}
+	out := map[string]wire.AgentCompliance{}
 	for _, a := range c.Agents {
 		out[a.AgentName] = a
 	}
@@ -199,7 +200,7 @@ func TestComplianceEveryBreachKindWholeAndInPieces(t *testing.T) {
 	}
 }
 
-func kinds(bs []BreachRecord) string {
+func kinds(bs []wire.BreachRecord) string {
 	out := ""
 	for i, b := range bs {
 		if i > 0 {

@@ -3,13 +3,14 @@ package apiserver
 import (
 	"net/http"
 
+	"github.com/llmcost/llmcost/apiserver/wire"
 	"github.com/llmcost/llmcost/internal/access"
 	"github.com/llmcost/llmcost/internal/apierr"
 	"github.com/llmcost/llmcost/internal/postgres"
 )
 
-func newMemberJSON(m postgres.Member) memberJSON {
-	out := memberJSON{ID: m.ID, UserID: m.UserID, Email: m.Email, Name: m.Name, Role: m.Role,
+func newMemberJSON(m postgres.Member) wire.Member {
+	out := wire.Member{ID: m.ID, UserID: m.UserID, Email: m.Email, Name: m.Name, Role: m.Role,
 		IsOwner: m.IsOwner, IsPending: m.AcceptedAt == nil, InvitedAt: ts(m.InvitedAt)}
 	if m.AcceptedAt != nil {
 		at := ts(*m.AcceptedAt)
@@ -25,20 +26,11 @@ func (s *Server) listMembers(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	out := make([]memberJSON, 0, len(members))
+	out := make([]wire.Member, 0, len(members))
 	for _, m := range members {
 		out = append(out, newMemberJSON(m))
 	}
-	return ok(w, http.StatusOK, memberListJSON{Members: out, Total: len(out)})
-}
-
-type inviteRequest struct {
-	Email string `json:"email"`
-	Role  string `json:"role"`
-}
-
-type roleRequest struct {
-	Role string `json:"role"`
+	return ok(w, http.StatusOK, wire.MemberList{Members: out, Total: len(out)})
 }
 
 func checkRole(role string) error {
@@ -53,7 +45,7 @@ func checkRole(role string) error {
 func (s *Server) invite(w http.ResponseWriter, r *http.Request) error {
 	c := callerOf(r)
 	id, userID := c.ProjectID, c.UserID
-	var req inviteRequest
+	var req wire.InviteRequest
 	if err := decode(r, &req); err != nil {
 		return err
 	}
@@ -82,7 +74,7 @@ func (s *Server) invite(w http.ResponseWriter, r *http.Request) error {
 	if s.Accounts.Mailer == nil {
 		msg = "Invitation recorded for " + email + "; this server sends no e-mail, so tell them yourself"
 	}
-	return ok(w, http.StatusCreated, invitedJSON{Message: msg, MembershipID: membershipID, Role: req.Role})
+	return ok(w, http.StatusCreated, wire.Invited{Message: msg, MembershipID: membershipID, Role: req.Role})
 }
 
 func (s *Server) pendingInvitations(w http.ResponseWriter, r *http.Request) error {
@@ -91,16 +83,16 @@ func (s *Server) pendingInvitations(w http.ResponseWriter, r *http.Request) erro
 	if err != nil {
 		return err
 	}
-	out := make([]invitationJSON, 0, len(invs))
+	out := make([]wire.Invitation, 0, len(invs))
 	for _, i := range invs {
-		var by *inviterJSON
+		var by *wire.Inviter
 		if i.InviterEmail != nil {
-			by = &inviterJSON{Name: *i.InviterName, Email: *i.InviterEmail}
+			by = &wire.Inviter{Name: *i.InviterName, Email: *i.InviterEmail}
 		}
-		out = append(out, invitationJSON{ProjectID: i.ProjectID, ProjectName: i.ProjectName, Role: i.Role,
+		out = append(out, wire.Invitation{ProjectID: i.ProjectID, ProjectName: i.ProjectName, Role: i.Role,
 			InvitedBy: by, InvitedAt: ts(i.InvitedAt)})
 	}
-	return ok(w, http.StatusOK, invitationListJSON{Invitations: out, Total: len(out)})
+	return ok(w, http.StatusOK, wire.InvitationList{Invitations: out, Total: len(out)})
 }
 
 func (s *Server) acceptInvitation(w http.ResponseWriter, r *http.Request) error {
@@ -111,7 +103,7 @@ func (s *Server) acceptInvitation(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
-	return ok(w, http.StatusOK, acceptedJSON{Status: "accepted", ProjectID: id, Role: role})
+	return ok(w, http.StatusOK, wire.Accepted{Status: "accepted", ProjectID: id, Role: role})
 }
 
 func (s *Server) declineInvitation(w http.ResponseWriter, r *http.Request) error {
@@ -131,7 +123,7 @@ func (s *Server) changeRole(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	var req roleRequest
+	var req wire.RoleRequest
 	if err := decode(r, &req); err != nil {
 		return err
 	}
@@ -141,7 +133,7 @@ func (s *Server) changeRole(w http.ResponseWriter, r *http.Request) error {
 	if err := s.DB.ChangeRole(r.Context(), id, target, req.Role); err != nil {
 		return err
 	}
-	return ok(w, http.StatusOK, roleChangedJSON{Status: "updated", NewRole: req.Role})
+	return ok(w, http.StatusOK, wire.RoleChanged{Status: "updated", NewRole: req.Role})
 }
 
 func (s *Server) removeMember(w http.ResponseWriter, r *http.Request) error {

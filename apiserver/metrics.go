@@ -6,6 +6,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/common/expfmt"
 
+	"github.com/llmcost/llmcost/apiserver/wire"
 	"github.com/llmcost/llmcost/internal/analytics"
 	"github.com/llmcost/llmcost/internal/apierr"
 	"github.com/llmcost/llmcost/internal/backlog"
@@ -37,7 +38,7 @@ var (
 // the same reads as the analytics reports, so the values match them.
 type spendCollector struct {
 	agents, models []analytics.Keyed
-	budget         BudgetState
+	budget         wire.BudgetState
 	// lag is the mergers' latest snapshot (nil: no gauges), project the
 	// project whose share is shown beside the deployment's.
 	lag     *backlog.Snapshot
@@ -71,7 +72,7 @@ func (c spendCollector) Collect(ch chan<- prometheus.Metric) {
 	}
 	if b := c.budget; b.Budget != nil {
 		gauge(descUtil, *b.UtilizationPercent)
-		rem, _ := b.Remaining.Float64()
+		rem := b.Remaining.USD()
 		gauge(descRemains, rem)
 	}
 	if c.lag != nil {

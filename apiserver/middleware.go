@@ -11,6 +11,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/llmcost/llmcost/apiserver/respond"
+	"github.com/llmcost/llmcost/apiserver/wire"
 	"github.com/llmcost/llmcost/internal/access"
 	"github.com/llmcost/llmcost/internal/apierr"
 	"github.com/llmcost/llmcost/internal/authn"
@@ -115,7 +116,7 @@ func (s *Server) rateLimit(next http.Handler) http.Handler {
 		}
 		if !d.Allowed {
 			h.Set("Retry-After", strconv.Itoa(secs))
-			_ = respond.JSON(w, http.StatusTooManyRequests, rateLimited{
+			_ = respond.JSON(w, http.StatusTooManyRequests, wire.RateLimited{
 				Detail:     "Rate limit exceeded: " + strconv.Itoa(d.Limit) + " requests per " + strconv.Itoa(period) + " seconds",
 				RetryAfter: secs, Limit: d.Limit, Period: period,
 			})
@@ -128,14 +129,6 @@ func (s *Server) rateLimit(next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
-}
-
-// rateLimited is the 429 body of SPEC.md.
-type rateLimited struct {
-	Detail     string `json:"detail"`
-	RetryAfter int    `json:"retry_after"`
-	Limit      int    `json:"limit"`
-	Period     int    `json:"period"`
 }
 
 func limitKey(r *http.Request) string {

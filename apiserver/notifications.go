@@ -1,52 +1,33 @@
 package apiserver
 
 import (
-	"encoding/json"
 	"net/http"
 
 	"github.com/google/uuid"
 	"github.com/gorilla/mux"
 
+	"github.com/llmcost/llmcost/apiserver/wire"
 	"github.com/llmcost/llmcost/internal/analytics"
 	"github.com/llmcost/llmcost/internal/apierr"
 )
 
-// Notification is one in-app notification.
-type Notification struct {
-	ID        string          `json:"id"`
-	ProjectID string          `json:"project_id"`
-	Type      string          `json:"type"`
-	Title     string          `json:"title"`
-	Body      string          `json:"body"`
-	Data      json.RawMessage `json:"data"`
-	CreatedAt string          `json:"created_at"`
-	ReadAt    *string         `json:"read_at"`
-}
-
-// NotificationList is GET /v1/notifications.
-type NotificationList struct {
-	Notifications []Notification `json:"notifications"`
-	Total         int64          `json:"total"`
-	Unread        int64          `json:"unread"`
-}
-
 // listNotifications is GET /v1/notifications (limit, offset), newest first.
-func (s *Server) listNotifications(r *http.Request) (NotificationList, error) {
+func (s *Server) listNotifications(r *http.Request) (wire.NotificationList, error) {
 	limit, err := analytics.ParseLimit(r.URL.Query().Get("limit"))
 	if err != nil {
-		return NotificationList{}, err
+		return wire.NotificationList{}, err
 	}
 	offset, err := intParam(r.URL.Query().Get("offset"), "offset", 0, 0, 1_000_000)
 	if err != nil {
-		return NotificationList{}, err
+		return wire.NotificationList{}, err
 	}
 	rows, total, unread, err := s.DB.Notifications(r.Context(), callerOf(r).UserID, limit, offset)
 	if err != nil {
-		return NotificationList{}, err
+		return wire.NotificationList{}, err
 	}
-	out := NotificationList{Notifications: make([]Notification, len(rows)), Total: total, Unread: unread}
+	out := wire.NotificationList{Notifications: make([]wire.Notification, len(rows)), Total: total, Unread: unread}
 	for i, n := range rows {
-		out.Notifications[i] = Notification{ID: n.ID, ProjectID: n.ProjectID, Type: n.Type, Title: n.Title,
+		out.Notifications[i] = wire.Notification{ID: n.ID, ProjectID: n.ProjectID, Type: n.Type, Title: n.Title,
 			Body: n.Body, Data: n.Data, CreatedAt: ts(n.CreatedAt)}
 		if n.ReadAt != nil {
 			t := ts(*n.ReadAt)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 
+	"github.com/llmcost/llmcost/apiserver/wire"
 	"github.com/llmcost/llmcost/internal/agentview"
 	"github.com/llmcost/llmcost/internal/analytics"
 	"github.com/llmcost/llmcost/internal/postgres"
@@ -14,14 +15,14 @@ import (
 
 // optimizations is GET /v1/optimizations: the suggestions, largest saving
 // first.
-func (s *Server) optimizations(r *http.Request) ([]Optimization, error) {
+func (s *Server) optimizations(r *http.Request) ([]wire.Optimization, error) {
 	sugg, _, err := s.suggest(r.Context(), callerOf(r).ProjectID)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]Optimization, len(sugg))
+	out := make([]wire.Optimization, len(sugg))
 	for i, x := range sugg {
-		out[i] = Optimization{Type: x.Type, AgentName: x.Agent, Model: optStr(x.Model), Title: x.Title,
+		out[i] = wire.Optimization{Type: x.Type, AgentName: x.Agent, Model: optStr(x.Model), Title: x.Title,
 			Description: x.Description, EstimatedSavingsMonthly: money(x.SavingsMonthlyNano),
 			EstimatedSavingsPercent: x.SavingsPercent, Priority: x.Priority, ActionItems: x.ActionItems}
 	}
@@ -30,13 +31,13 @@ func (s *Server) optimizations(r *http.Request) ([]Optimization, error) {
 
 // optimizationSummary is GET /v1/optimizations/summary: the totals of the
 // same suggestions; the percent is of the project's 30-day spend.
-func (s *Server) optimizationSummary(r *http.Request) (OptimizationSummary, error) {
+func (s *Server) optimizationSummary(r *http.Request) (wire.OptimizationSummary, error) {
 	sugg, spend, err := s.suggest(r.Context(), callerOf(r).ProjectID)
 	if err != nil {
-		return OptimizationSummary{}, err
+		return wire.OptimizationSummary{}, err
 	}
 	sum := agentview.Summarise(sugg, spend)
-	return OptimizationSummary{TotalPotentialSavingsMonthly: money(sum.TotalSavingsNano),
+	return wire.OptimizationSummary{TotalPotentialSavingsMonthly: money(sum.TotalSavingsNano),
 		TotalPotentialSavingsPercent: sum.TotalPercent, SuggestionCount: sum.SuggestionCount,
 		HighPriorityCount: sum.HighPriorityCount}, nil
 }

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"testing"
+
+	"github.com/llmcost/llmcost/apiserver/wire"
 )
 
 // TestOptimizations checks the suggestions of the signal dataset over 30
@@ -11,7 +13,7 @@ import (
 func TestOptimizations(t *testing.T) {
 	e, u := agentsEnv(t)
 	r := e.must(e.do("GET", "/v1/optimizations", u.Key, nil), 200)
-	var list []Optimization
+	var list []wire.Optimization
 	if err := json.Unmarshal([]byte(r.Raw), &list); err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +46,7 @@ func TestOptimizations(t *testing.T) {
 		if s.Title == "" || s.Description == "" || len(s.ActionItems) == 0 || s.EstimatedSavingsPercent == nil {
 			t.Errorf("#%d incomplete: %+v", i, s)
 		}
-		v, _ := s.EstimatedSavingsMonthly.Float64()
+		v := s.EstimatedSavingsMonthly.USD()
 		total += v
 		if s.Priority == "high" {
 			high++
@@ -53,16 +55,16 @@ func TestOptimizations(t *testing.T) {
 	if len(list) != len(want) {
 		t.Fatalf("%d suggestions: %s", len(list), r.Raw)
 	}
-	if list[0].EstimatedSavingsMonthly != "0.20511" {
+	if list[0].EstimatedSavingsMonthly.String() != "0.20511" {
 		t.Errorf("classifier saving %s, want 0.20511 (to the cent 0.21)", list[0].EstimatedSavingsMonthly)
 	}
-	var sum OptimizationSummary
+	var sum wire.OptimizationSummary
 	if err := json.Unmarshal([]byte(e.must(e.do("GET", "/v1/optimizations/summary", u.Key, nil), 200).Raw), &sum); err != nil {
 		t.Fatal(err)
 	}
 	// 723,460,000 of the project's 1,865,090,000 over 30 days.
-	if got, _ := sum.TotalPotentialSavingsMonthly.Float64(); fmt.Sprintf("%.9f", got) != fmt.Sprintf("%.9f", total) ||
-		sum.TotalPotentialSavingsMonthly != "0.72346" || sum.SuggestionCount != len(list) || sum.HighPriorityCount != high ||
+	if got := sum.TotalPotentialSavingsMonthly.USD(); fmt.Sprintf("%.9f", got) != fmt.Sprintf("%.9f", total) ||
+		sum.TotalPotentialSavingsMonthly.String() != "0.72346" || sum.SuggestionCount != len(list) || sum.HighPriorityCount != high ||
 		*sum.TotalPotentialSavingsPercent != 38.79 {
 		t.Errorf("summary %+v (percent %v), list total %v, high %d", sum, *sum.TotalPotentialSavingsPercent, total, high)
 	}
@@ -75,4 +77,4 @@ func TestOptimizations(t *testing.T) {
 }
 
 // nano writes nano-USD as the API writes dollars.
-func nano(n int64) string { return string(money(n)) }
+func nano(n int64) string { return money(n).String() }

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"slices"
 
+	"github.com/llmcost/llmcost/apiserver/wire"
 	"github.com/llmcost/llmcost/internal/apierr"
 	"github.com/llmcost/llmcost/internal/postgres"
 )
@@ -22,42 +23,20 @@ func (s *Server) currentVersion(doc string) string {
 	return s.Policies.PrivacyVersion
 }
 
-// policyJSON names one policy document's current version.
-type policyJSON struct {
-	Version string `json:"version"`
-	URL     string `json:"url"`
-}
-
-// currentPoliciesJSON is GET /v1/auth/policies/current.
-type currentPoliciesJSON struct {
-	Terms   policyJSON `json:"terms"`
-	Privacy policyJSON `json:"privacy"`
-}
-
 func (s *Server) currentPolicies(w http.ResponseWriter, _ *http.Request) error {
-	return ok(w, http.StatusOK, currentPoliciesJSON{
-		Terms:   policyJSON{Version: s.Policies.TermsVersion, URL: s.Policies.TermsURL},
-		Privacy: policyJSON{Version: s.Policies.PrivacyVersion, URL: s.Policies.PrivacyURL},
+	return ok(w, http.StatusOK, wire.Policies{
+		Terms:   wire.Policy{Version: s.Policies.TermsVersion, URL: s.Policies.TermsURL},
+		Privacy: wire.Policy{Version: s.Policies.PrivacyVersion, URL: s.Policies.PrivacyURL},
 	})
 }
 
-// policyCheckJSON is the policy check result of API-DECISIONS.md: per
-// document the current version and the one the user accepted last (null:
-// none).
-type policyCheckJSON struct {
-	RequiresReacceptance bool               `json:"requires_reacceptance"`
-	Outdated             []string           `json:"outdated"`
-	Current              map[string]string  `json:"current"`
-	Accepted             map[string]*string `json:"accepted"`
-}
-
 // policyCheck compares the user's accepted versions with the current ones.
-func (s *Server) policyCheck(r *http.Request, userID string) (policyCheckJSON, error) {
+func (s *Server) policyCheck(r *http.Request, userID string) (wire.PolicyCheck, error) {
 	got, err := s.DB.AcceptedVersions(r.Context(), userID)
 	if err != nil {
-		return policyCheckJSON{}, err
+		return wire.PolicyCheck{}, err
 	}
-	res := policyCheckJSON{Outdated: []string{}, Current: map[string]string{}, Accepted: map[string]*string{}}
+	res := wire.PolicyCheck{Outdated: []string{}, Current: map[string]string{}, Accepted: map[string]*string{}}
 	for _, doc := range documents {
 		current := s.currentVersion(doc)
 		res.Current[doc], res.Accepted[doc] = current, nil
@@ -82,11 +61,6 @@ func (s *Server) policyStatus(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	return ok(w, http.StatusOK, res)
-}
-
-type consentItem struct {
-	Document string `json:"document"`
-	Version  string `json:"version"`
 }
 
 // acceptPolicies records consent to current versions, with the time, IP
@@ -116,7 +90,7 @@ func (s *Server) acceptPolicies(w http.ResponseWriter, r *http.Request) error {
 
 // decodeConsents reads the body, which must be a JSON array of consent
 // items; anything else is a 422 that says so rather than naming Go types.
-func decodeConsents(r *http.Request) ([]consentItem, error) {
+func decodeConsents(r *http.Request) ([]wire.Consent, error) {
 	var raw json.RawMessage
 	if err := decode(r, &raw); err != nil {
 		return nil, err
@@ -124,7 +98,7 @@ func decodeConsents(r *http.Request) ([]consentItem, error) {
 	if raw[0] != '[' {
 		return nil, apierr.Field("body", "must be an array of {document, version}")
 	}
-	var items []consentItem
+	var items []wire.Consent
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&items); err != nil {
@@ -137,7 +111,7 @@ func decodeConsents(r *http.Request) ([]consentItem, error) {
 	return items, nil
 }
 
-func (s *Server) checkConsents(items []consentItem) ([]postgres.Consent, error) {
+func (s *Server) checkConsents(items []wire.Consent) ([]postgres.Consent, error) {
 	if len(items) == 0 {
 		return nil, apierr.Field("body", "must be a non-empty array of {document, version}")
 	}

@@ -1,61 +1,22 @@
 package apiserver
 
 import (
-	"encoding/json"
 	"net/http"
 	"strings"
 	"time"
 
 	"github.com/gorilla/mux"
 
+	"github.com/llmcost/llmcost/apiserver/wire"
 	"github.com/llmcost/llmcost/internal/apierr"
 	"github.com/llmcost/llmcost/internal/pricing"
 )
 
-// catalogueEntryJSON is one model of the catalogue. Rates are USD per 1000
-// tokens written from the exact integers; a null cache rate is not
-// published by the provider (such tokens are billed at the input rate, or a
-// 1-hour write at the 5-minute write rate).
-type catalogueEntryJSON struct {
-	Model             string           `json:"model"`
-	Provider          string           `json:"provider"`
-	Mode              string           `json:"mode"`
-	InputPer1K        json.Number      `json:"input_per_1k"`
-	OutputPer1K       json.Number      `json:"output_per_1k"`
-	CacheReadPer1K    *json.Number     `json:"cache_read_per_1k"`
-	CacheWritePer1K   *json.Number     `json:"cache_write_per_1k"`
-	CacheWrite1hPer1K *json.Number     `json:"cache_write_1h_per_1k"`
-	LongContext       *longContextJSON `json:"long_context"`
-	MaxInputTokens    *int64           `json:"max_input_tokens"`
-	MaxOutputTokens   *int64           `json:"max_output_tokens"`
-	DeprecationDate   *string          `json:"deprecation_date"`
-	Replacement       *string          `json:"replacement"`
-	Source            string           `json:"source"`
-	UpdatedAt         string           `json:"updated_at"`
-	// Period is the rate period in force now (null for a model with one
-	// price); Periods lists every dated or time-of-day rate, oldest first.
-	Period   *string         `json:"period"`
-	Periods  []periodJSON    `json:"periods"`
-	Aliases  []aliasJSON     `json:"aliases"`
-	Resolved *resolutionJSON `json:"resolved,omitempty"`
-}
-
-// longContextJSON is the tier that prices a whole call whose prompt
-// exceeds threshold_tokens: the rates in force above it.
-type longContextJSON struct {
-	ThresholdTokens   int64        `json:"threshold_tokens"`
-	InputPer1K        json.Number  `json:"input_per_1k"`
-	OutputPer1K       json.Number  `json:"output_per_1k"`
-	CacheReadPer1K    *json.Number `json:"cache_read_per_1k"`
-	CacheWritePer1K   *json.Number `json:"cache_write_per_1k"`
-	CacheWrite1hPer1K *json.Number `json:"cache_write_1h_per_1k"`
-}
-
 // catalogueEntry shows an entry with the rates in force at now.
-func catalogueEntry(e pricing.Entry, updatedAt, now time.Time) catalogueEntryJSON {
+func catalogueEntry(e pricing.Entry, updatedAt, now time.Time) wire.CatalogueEntry {
 	all := e
 	e, period := e.At(now)
-	out := catalogueEntryJSON{
+	out := wire.CatalogueEntry{
 		Model: e.Model, Provider: e.Provider, Mode: e.Mode,
 		InputPer1K: per1K(e.Base.Input), OutputPer1K: per1K(e.Base.Output),
 		CacheReadPer1K:    optPer1K(e.Base.CacheRead, e.Base.HasCacheRead),
@@ -70,13 +31,13 @@ func catalogueEntry(e pricing.Entry, updatedAt, now time.Time) catalogueEntryJSO
 }
 
 // longContext shows an entry's tier with the base rates filled in.
-func longContext(e pricing.Entry) *longContextJSON {
+func longContext(e pricing.Entry) *wire.LongContext {
 	t := e.LongContext
 	if t == nil {
 		return nil
 	}
 	r, _ := e.EffectiveRates(t.ThresholdTokens + 1)
-	return &longContextJSON{ThresholdTokens: t.ThresholdTokens,
+	return &wire.LongContext{ThresholdTokens: t.ThresholdTokens,
 		InputPer1K: per1K(r.Input), OutputPer1K: per1K(r.Output),
 		CacheReadPer1K:    optPer1K(r.CacheRead, r.HasCacheRead),
 		CacheWritePer1K:   optPer1K(r.CacheWrite, r.HasCacheWrite),
@@ -88,14 +49,14 @@ func longContext(e pricing.Entry) *longContextJSON {
 func (s *Server) listPricing(w http.ResponseWriter, r *http.Request) error {
 	cat := s.Catalogue.Load()
 	provider := strings.ToLower(strings.TrimSpace(r.URL.Query().Get("provider")))
-	models := []catalogueEntryJSON{}
+	models := []wire.CatalogueEntry{}
 	for _, e := range cat.Entries() {
 		if provider == "" || e.Provider == provider {
 			models = append(models, catalogueEntry(e, s.Pricing.UpdatedAt(e.Model), time.Now()))
 		}
 	}
 	st := s.Pricing.Status()
-	return ok(w, http.StatusOK, catalogueJSON{Models: models, Total: len(models), Source: cat.Source(),
+	return ok(w, http.StatusOK, wire.Catalogue{Models: models, Total: len(models), Source: cat.Source(),
 		Version: cat.Version(), SyncedAt: optTime(st.SyncedAt)})
 }
 
@@ -109,7 +70,7 @@ func (s *Server) modelPricing(w http.ResponseWriter, r *http.Request) error {
 		return unknownModel(cat, "model", name)
 	}
 	out := catalogueEntry(e, s.Pricing.UpdatedAt(e.Model), time.Now())
-	out.Resolved = &resolutionJSON{Requested: name, Model: e.Model, Via: res.Via, Deprecated: e.DeprecationDate != ""}
+	out.Resolved = &wire.Resolution{Requested: name, Model: e.Model, Via: res.Via, Deprecated: e.DeprecationDate != ""}
 	if res.Via == "retired" {
 		// The provider retired the name and serves it with this model.
 		out.Resolved.Deprecated = true
@@ -139,11 +100,11 @@ func (s *Server) pricingVersion(w http.ResponseWriter, r *http.Request) error {
 		}
 		entries = []pricing.Entry{e}
 	}
-	models := make([]catalogueEntryJSON, len(entries))
+	models := make([]wire.CatalogueEntry, len(entries))
 	for i, e := range entries {
 		models[i] = catalogueEntry(e, created, time.Now())
 	}
-	return ok(w, http.StatusOK, versionJSON{Version: cat.Version(), Source: cat.Source(),
+	return ok(w, http.StatusOK, wire.CatalogueVersion{Version: cat.Version(), Source: cat.Source(),
 		CreatedAt: ts(created), Models: models, Total: len(models)})
 }
 
@@ -164,11 +125,11 @@ func closeNames(cat *pricing.Catalogue, name string) string {
 
 // deprecations is GET /v1/pricing/deprecations, by date then model.
 func (s *Server) deprecations(w http.ResponseWriter, _ *http.Request) error {
-	out := []deprecationJSON{}
+	out := []wire.Deprecation{}
 	for _, d := range s.Catalogue.Load().Deprecations() {
-		out = append(out, deprecationJSON{d.Model, d.DeprecationDate, d.Replacement})
+		out = append(out, wire.Deprecation{Model: d.Model, DeprecationDate: d.DeprecationDate, Replacement: d.Replacement})
 	}
-	return ok(w, http.StatusOK, deprecationsJSON{Deprecations: out, Total: len(out)})
+	return ok(w, http.StatusOK, wire.DeprecationList{Deprecations: out, Total: len(out)})
 }
 
 // syncStatus is GET /v1/pricing/sync/status. The last_* fields are about
@@ -176,7 +137,7 @@ func (s *Server) deprecations(w http.ResponseWriter, _ *http.Request) error {
 // the catalogue in force, whichever path (sync or import) put it there.
 func (s *Server) syncStatus(w http.ResponseWriter, _ *http.Request) error {
 	st := s.Pricing.Status()
-	return ok(w, http.StatusOK, syncStatusJSON{
+	return ok(w, http.StatusOK, wire.SyncStatus{
 		SourceURL: optText(st.SourceURL), LastAttemptAt: optTime(st.LastAttemptAt),
 		LastSuccessAt: optTime(st.LastSuccessAt), LastError: optText(st.LastError),
 		Models: st.Models, ChangedModels: st.ChangedModels, NextSyncAt: optTime(st.NextSyncAt),

@@ -1,7 +1,6 @@
 package apiserver
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/llmcost/llmcost/apiserver/wire"
 	"github.com/llmcost/llmcost/internal/access"
 	"github.com/llmcost/llmcost/internal/apierr"
 	"github.com/llmcost/llmcost/internal/postgres"
@@ -20,11 +20,6 @@ import (
 // max_request_body_size (5 MiB by default, after gzip decoding) usually
 // binds first.
 const maxImportBody = 64 << 20
-
-type skippedJSON struct {
-	Model  string `json:"model"`
-	Reason string `json:"reason"`
-}
 
 // importPricing is POST /v1/pricing/import: the body is a LiteLLM
 // model_prices_and_context_window.json file, parsed and bounded exactly as
@@ -46,57 +41,18 @@ func (s *Server) importPricing(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	skipped := make([]skippedJSON, len(rep.Skipped))
+	skipped := make([]wire.SkippedModel, len(rep.Skipped))
 	for i, k := range rep.Skipped {
-		skipped[i] = skippedJSON{k.Model, k.Reason}
+		skipped[i] = wire.SkippedModel{Model: k.Model, Reason: k.Reason}
 	}
-	return ok(w, http.StatusOK, importJSON{Imported: rep.Imported, Skipped: skipped,
+	return ok(w, http.StatusOK, wire.Import{Imported: rep.Imported, Skipped: skipped,
 		ChangedModels: rep.ChangedModels, Version: rep.Version, Models: s.Catalogue.Load().Len()})
-}
-
-// importJSON is the report of a price import.
-type importJSON struct {
-	Imported      int           `json:"imported"`
-	Skipped       []skippedJSON `json:"skipped"`
-	ChangedModels []string      `json:"changed_models"`
-	Version       string        `json:"version"`
-	Models        int           `json:"models"`
-}
-
-type repriceRequest struct {
-	Start     string   `json:"start"`
-	End       string   `json:"end"`
-	ProjectID string   `json:"project_id"`
-	Models    []string `json:"models"`
-	DryRun    *bool    `json:"dry_run"`
-}
-
-type repriceChangeJSON struct {
-	Model    string      `json:"model"`
-	Events   int64       `json:"events"`
-	OldTotal json.Number `json:"old_total"`
-	NewTotal json.Number `json:"new_total"`
-}
-
-// repriceJSON is the report of a re-pricing (or its dry run).
-type repriceJSON struct {
-	DryRun bool  `json:"dry_run"`
-	Events int64 `json:"events"`
-	// EventsRefused are left as they were: their new price would pass the
-	// per-call bounds (docs/api.md, Bounds).
-	EventsRefused int64               `json:"events_refused"`
-	OldTotal      json.Number         `json:"old_total"`
-	NewTotal      json.Number         `json:"new_total"`
-	Changes       []repriceChangeJSON `json:"changes"`
-	PriceVersion  string              `json:"price_version"`
-	Start         string              `json:"start"`
-	End           string              `json:"end"`
 }
 
 // reprice is POST /v1/pricing/reprice: re-price stored events in a time
 // range with the catalogue in force. dry_run defaults to true.
 func (s *Server) reprice(w http.ResponseWriter, r *http.Request) error {
-	var req repriceRequest
+	var req wire.RepriceRequest
 	if err := decode(r, &req); err != nil {
 		return err
 	}
@@ -109,18 +65,18 @@ func (s *Server) reprice(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	changes := make([]repriceChangeJSON, len(res.Changes))
+	changes := make([]wire.RepriceChange, len(res.Changes))
 	for i, c := range res.Changes {
-		changes[i] = repriceChangeJSON{c.Model, c.Events, usdNumber(c.OldTotal), usdNumber(c.NewTotal)}
+		changes[i] = wire.RepriceChange{Model: c.Model, Events: c.Events, OldTotal: money(c.OldTotal), NewTotal: money(c.NewTotal)}
 	}
-	return ok(w, http.StatusOK, repriceJSON{DryRun: dryRun, Events: res.Events, EventsRefused: res.Refused,
-		OldTotal: usdNumber(res.OldTotal), NewTotal: usdNumber(res.NewTotal), Changes: changes,
+	return ok(w, http.StatusOK, wire.Reprice{DryRun: dryRun, Events: res.Events, EventsRefused: res.Refused,
+		OldTotal: money(res.OldTotal), NewTotal: money(res.NewTotal), Changes: changes,
 		PriceVersion: res.PriceVersion, Start: ts(f.Start), End: ts(f.End)})
 }
 
 // checkReprice validates a re-pricing request: start and end ISO 8601 with
 // start before end, an optional project UUID and up to 1000 model names.
-func checkReprice(req *repriceRequest) (postgres.RepriceFilter, error) {
+func checkReprice(req *wire.RepriceRequest) (postgres.RepriceFilter, error) {
 	var f postgres.RepriceFilter
 	var err error
 	if f.Start, err = parseInstant("start", req.Start); err != nil {

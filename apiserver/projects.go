@@ -5,19 +5,15 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/llmcost/llmcost/apiserver/wire"
 	"github.com/llmcost/llmcost/internal/apierr"
 	"github.com/llmcost/llmcost/internal/authn"
 	"github.com/llmcost/llmcost/internal/postgres"
 )
 
-type createProjectRequest struct {
-	Name        string `json:"name"`
-	Description string `json:"description"`
-}
-
 func (s *Server) createProject(w http.ResponseWriter, r *http.Request) error {
 	userID := callerOf(r).UserID
-	var req createProjectRequest
+	var req wire.ProjectRequest
 	if err := decode(r, &req); err != nil {
 		return err
 	}
@@ -40,7 +36,7 @@ func (s *Server) createProject(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return ok(w, http.StatusCreated, newProjectJSON(proj).withKey(proj, key))
+	return ok(w, http.StatusCreated, withKey(newProjectJSON(proj), proj, key))
 }
 
 func (s *Server) keyProject(w http.ResponseWriter, r *http.Request) error {

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/llmcost/llmcost/apiserver/wire"
 	"github.com/llmcost/llmcost/internal/access"
 	"github.com/llmcost/llmcost/internal/apierr"
 	"github.com/llmcost/llmcost/internal/authn"
@@ -18,11 +19,11 @@ func (s *Server) listProjects(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	out := make([]projectJSON, 0, len(rows))
+	out := make([]wire.Project, 0, len(rows))
 	for _, p := range rows {
-		out = append(out, newProjectJSON(p.Project).withRole(p.Role, p.IsOwner))
+		out = append(out, withRole(newProjectJSON(p.Project), p.Role, p.IsOwner))
 	}
-	return ok(w, http.StatusOK, projectListJSON{Projects: out, Total: len(out)})
+	return ok(w, http.StatusOK, wire.ProjectList{Projects: out, Total: len(out)})
 }
 
 // getProject is GET /v1/projects/{project_id}, for members and the project's key.
@@ -38,18 +39,12 @@ func (s *Server) getProject(w http.ResponseWriter, r *http.Request) error {
 		if err != nil {
 			return err
 		}
-		j = j.withRole(role, owner)
+		j = withRole(j, role, owner)
 	}
 	return ok(w, http.StatusOK, j)
 }
 
-type projectPatch struct {
-	Name        *string `json:"name"`
-	Description *string `json:"description"`
-	IsActive    *bool   `json:"is_active"`
-}
-
-func checkProjectPatch(req *projectPatch) error {
+func checkProjectPatch(req *wire.ProjectPatchRequest) error {
 	if req.Name != nil {
 		name := strings.TrimSpace(*req.Name)
 		switch {
@@ -69,7 +64,7 @@ func checkProjectPatch(req *projectPatch) error {
 // updateProject is PATCH /v1/projects/{project_id}; absent fields stay.
 func (s *Server) updateProject(w http.ResponseWriter, r *http.Request) error {
 	id := callerOf(r).ProjectID
-	var req projectPatch
+	var req wire.ProjectPatchRequest
 	if err := decode(r, &req); err != nil {
 		return err
 	}
@@ -90,7 +85,7 @@ func (s *Server) deleteProject(w http.ResponseWriter, r *http.Request) error {
 	if err := s.DB.DeleteProject(r.Context(), id); err != nil {
 		return err
 	}
-	return ok(w, http.StatusOK, projectDeletedJSON{Status: "deleted", ProjectID: id})
+	return ok(w, http.StatusOK, wire.ProjectDeleted{Status: "deleted", ProjectID: id})
 }
 
 // rotateKey replaces the project's API key; the old one fails at once.
@@ -101,6 +96,6 @@ func (s *Server) rotateKey(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return ok(w, http.StatusOK, keyRotatedJSON{Status: "rotated", ProjectID: p.ID, APIKey: key,
+	return ok(w, http.StatusOK, wire.KeyRotated{Status: "rotated", ProjectID: p.ID, APIKey: key,
 		KeyPrefix: p.KeyPrefix, Message: storeKeyWarning + " The previous key no longer works."})
 }

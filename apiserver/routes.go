@@ -1,6 +1,9 @@
 package apiserver
 
-import "github.com/llmcost/llmcost/internal/access"
+import (
+	"github.com/llmcost/llmcost/dashboard"
+	"github.com/llmcost/llmcost/internal/access"
+)
 
 // The one route table: every route the origin serves, with the guard that
 // states the credential and permission it needs (guards.go). Paths use one
@@ -112,32 +115,18 @@ func (s *Server) originRoutes() []route {
 	}
 }
 
-// dashboardRoutes are the web dashboard (docs/dashboard.md): pages are
-// GET, forms are POST with the CSRF check of the form guard. Pages read
-// and forms write through the routes above, in process; none has a query
-// of its own. The mirror does not serve them.
+// dashboardRoutes are the web dashboard's (package dashboard,
+// docs/dashboard.md), in this one table so the origin serves them behind
+// the same middleware: pages are GET, admitted for every browser (a page
+// sends one without a session to sign in); forms are POST with the CSRF
+// check of the form guard. Pages read and forms write through the routes
+// above, in process; none has a query of its own. The mirror does not
+// serve them.
 func (s *Server) dashboardRoutes() []route {
-	return []route{
-		get("/", browserPage, s.page("overview", "Overview", s.overviewPage)),
-		get("/login", browserPage, s.loginPage),
-		post("/login", browserForm, s.loginForm),
-		get("/register", browserPage, s.registerPage),
-		post("/register", browserForm, s.registerForm),
-		post("/logout", browserForm, s.logoutForm),
-		get("/agents", browserPage, s.page("agents", "Agents", s.agentsPage)),
-		get("/agents/{agent_name:.+}", browserPage, s.page("agents", "Agent", s.agentPage)),
-		get("/optimizations", browserPage, s.page("optimizations", "Optimisations", s.optimizationsPage)),
-		get("/workflows", browserPage, s.page("workflows", "Workflows", s.workflowsPage)),
-		get("/traces", browserPage, s.page("traces", "Traces", s.tracesPage)),
-		get("/traces/{trace_id}", browserPage, s.page("traces", "Trace", s.tracePage)),
-		get("/guardrails", browserPage, s.page("guardrails", "Guardrails", s.guardrailsPage)),
-		get("/models", browserPage, s.page("models", "Models and cache", s.modelsPage)),
-		get("/settings", browserPage, s.page("settings", "Settings", s.settingsPage)),
-		post("/settings/key/rotate", browserForm, s.page("settings", "New API key", s.rotateForm)),
-		post("/settings/members", browserForm, s.settingsForm(s.inviteForm)),
-		post("/settings/webhook", browserForm, s.settingsForm(s.webhookForm)),
-		post("/settings/webhook/test", browserForm, s.settingsForm(s.webhookTestForm)),
-		post("/settings/budget", browserForm, s.settingsForm(s.budgetForm)),
-		get("/static/{file}", public, serveStatic),
+	guards := map[dashboard.Kind]guard{dashboard.Page: browserPage, dashboard.Form: browserForm, dashboard.Static: public}
+	var out []route
+	for _, rt := range s.ui.Routes() {
+		out = append(out, route{Method: rt.Method, Path: rt.Path, Guard: guards[rt.Kind], Handler: rt.Handler})
 	}
+	return out
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/gorilla/mux"
 
+	"github.com/llmcost/llmcost/apiserver/wire"
 	"github.com/llmcost/llmcost/internal/analytics"
 	"github.com/llmcost/llmcost/internal/apierr"
 	"github.com/llmcost/llmcost/internal/postgres"
@@ -49,7 +50,7 @@ func (s *Server) arrayQuery(r *http.Request) (postgres.RunQuery, error) {
 }
 
 // analyticsWorkflows is GET /v1/analytics/workflows.
-func (s *Server) analyticsWorkflows(r *http.Request) ([]WorkflowRow, error) {
+func (s *Server) analyticsWorkflows(r *http.Request) ([]wire.WorkflowRow, error) {
 	q, err := s.arrayQuery(r)
 	if err != nil {
 		return nil, err
@@ -59,7 +60,7 @@ func (s *Server) analyticsWorkflows(r *http.Request) ([]WorkflowRow, error) {
 }
 
 // analyticsSteps is GET /v1/analytics/workflows/steps (workflow optional).
-func (s *Server) analyticsSteps(r *http.Request) ([]StepRow, error) {
+func (s *Server) analyticsSteps(r *http.Request) ([]wire.StepRow, error) {
 	q, err := s.arrayQuery(r)
 	if err != nil {
 		return nil, err
@@ -69,7 +70,7 @@ func (s *Server) analyticsSteps(r *http.Request) ([]StepRow, error) {
 }
 
 // analyticsTools is GET /v1/analytics/workflows/tools.
-func (s *Server) analyticsTools(r *http.Request) ([]ToolRow, error) {
+func (s *Server) analyticsTools(r *http.Request) ([]wire.ToolRow, error) {
 	q, err := s.arrayQuery(r)
 	if err != nil {
 		return nil, err
@@ -79,7 +80,7 @@ func (s *Server) analyticsTools(r *http.Request) ([]ToolRow, error) {
 }
 
 // analyticsRepeatedWork is GET /v1/analytics/workflows/repeated-work.
-func (s *Server) analyticsRepeatedWork(r *http.Request) ([]RepeatedWorkRow, error) {
+func (s *Server) analyticsRepeatedWork(r *http.Request) ([]wire.RepeatedWorkRow, error) {
 	q, err := s.arrayQuery(r)
 	if err != nil {
 		return nil, err
@@ -89,7 +90,7 @@ func (s *Server) analyticsRepeatedWork(r *http.Request) ([]RepeatedWorkRow, erro
 }
 
 // analyticsOutcomes is GET /v1/analytics/workflows/outcomes.
-func (s *Server) analyticsOutcomes(r *http.Request) ([]OutcomeRow, error) {
+func (s *Server) analyticsOutcomes(r *http.Request) ([]wire.OutcomeRow, error) {
 	q, err := s.arrayQuery(r)
 	if err != nil {
 		return nil, err
@@ -101,14 +102,14 @@ func (s *Server) analyticsOutcomes(r *http.Request) ([]OutcomeRow, error) {
 // analyticsDistribution is GET /v1/analytics/workflows/distribution: the
 // per-run costs of one workflow (by default the highest-spend one; none
 // with runs is 404), of its newest 100,000 runs in the window.
-func (s *Server) analyticsDistribution(r *http.Request) (Distribution, error) {
+func (s *Server) analyticsDistribution(r *http.Request) (wire.Distribution, error) {
 	q, err := s.runQuery(r, maxDistributionRuns, maxDistributionRuns)
 	if err != nil {
-		return Distribution{}, err
+		return wire.Distribution{}, err
 	}
 	buckets, err := intParam(r.URL.Query().Get("buckets"), "buckets", defaultBuckets, minBuckets, maxBuckets)
 	if err != nil {
-		return Distribution{}, err
+		return wire.Distribution{}, err
 	}
 	d, _, err := s.readDistribution(r.Context(), q, buckets)
 	return d, err
@@ -117,24 +118,24 @@ func (s *Server) analyticsDistribution(r *http.Request) (Distribution, error) {
 // readDistribution reads the per-run cost distribution of q's workflow (by
 // default its highest-spend one; none with runs is 404), as the record and
 // as the figures (the agent detail's tail cost reads them).
-func (s *Server) readDistribution(ctx context.Context, q postgres.RunQuery, buckets int) (Distribution, runs.Distribution, error) {
+func (s *Server) readDistribution(ctx context.Context, q postgres.RunQuery, buckets int) (wire.Distribution, runs.Distribution, error) {
 	if !q.HasWorkflow {
 		name, ok, err := s.DB.TopWorkflow(ctx, q)
 		if err != nil {
-			return Distribution{}, runs.Distribution{}, err
+			return wire.Distribution{}, runs.Distribution{}, err
 		}
 		if !ok {
-			return Distribution{}, runs.Distribution{}, apierr.New(apierr.NotFound, "no workflow has runs in this window")
+			return wire.Distribution{}, runs.Distribution{}, apierr.New(apierr.NotFound, "no workflow has runs in this window")
 		}
 		q.Workflow, q.HasWorkflow = name, true
 	}
 	q.Limit = maxDistributionRuns + 1
 	costs, err := s.DB.RunCosts(ctx, q)
 	if err != nil {
-		return Distribution{}, runs.Distribution{}, err
+		return wire.Distribution{}, runs.Distribution{}, err
 	}
 	if len(costs) == 0 {
-		return Distribution{}, runs.Distribution{}, apierr.Newf(apierr.NotFound, "workflow %q has no runs in this window", q.Workflow)
+		return wire.Distribution{}, runs.Distribution{}, apierr.Newf(apierr.NotFound, "workflow %q has no runs in this window", q.Workflow)
 	}
 	truncated := len(costs) > maxDistributionRuns
 	costs = costs[:min(len(costs), maxDistributionRuns)]
@@ -143,7 +144,7 @@ func (s *Server) readDistribution(ctx context.Context, q postgres.RunQuery, buck
 }
 
 // analyticsTraces is GET /v1/analytics/traces: the most expensive runs.
-func (s *Server) analyticsTraces(r *http.Request) ([]TraceRow, error) {
+func (s *Server) analyticsTraces(r *http.Request) ([]wire.TraceRow, error) {
 	q, err := s.runQuery(r, defaultTraceLimit, maxTraceLimit)
 	if err != nil {
 		return nil, err
@@ -155,11 +156,11 @@ func (s *Server) analyticsTraces(r *http.Request) ([]TraceRow, error) {
 // analyticsTrace is GET /v1/analytics/traces/{trace_id}: flat spans with
 // parent ids, depth and step index, and the outcome; a run with only an
 // outcome has no spans; a trace not in the project is 404.
-func (s *Server) analyticsTrace(r *http.Request) (TraceDetail, error) {
+func (s *Server) analyticsTrace(r *http.Request) (wire.TraceDetail, error) {
 	id := mux.Vars(r)["trace_id"]
 	tr, err := s.DB.ReadTrace(r.Context(), callerOf(r).ProjectID, id)
 	if err != nil {
-		return TraceDetail{}, err
+		return wire.TraceDetail{}, err
 	}
 	return traceDetail(id, tr), nil
 }

@@ -13,6 +13,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/llmcost/llmcost/apiserver/respond"
+	"github.com/llmcost/llmcost/dashboard"
 	"github.com/llmcost/llmcost/internal/backlog"
 	"github.com/llmcost/llmcost/internal/catalogsync"
 	"github.com/llmcost/llmcost/internal/postgres"
@@ -88,6 +89,7 @@ type Server struct {
 	// offMirror are the routes a mirror knows of but does not serve.
 	offMirror map[*mux.Route]bool
 	acct      *accountState
+	ui        *dashboard.Dashboard
 	stop      stopping
 }
 
@@ -107,6 +109,8 @@ func New(d Deps) *Server {
 	}
 	s := &Server{Deps: d, slots: map[Slot]*slotHolder{}, offMirror: map[*mux.Route]bool{}}
 	s.acct = newAccountState(d.Now, d.MailLimits)
+	s.ui = dashboard.New(dashboard.Deps{API: inProcess{s}, Sessions: browserSessions{s}, Backlog: d.Backlog,
+		Now: d.Now, Logger: d.Logger})
 	mirror, origin, dash := s.mirrorRoutes(), s.originRoutes(), s.dashboardRoutes()
 	s.table = append(append(mirror, origin...), dash...)
 	s.router = mux.NewRouter()

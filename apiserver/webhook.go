@@ -5,34 +5,15 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/llmcost/llmcost/apiserver/wire"
 	"github.com/llmcost/llmcost/internal/apierr"
 	"github.com/llmcost/llmcost/internal/webhook"
 )
 
-// WebhookRequest is the body of PUT /v1/projects/{project_id}/webhook.
-type WebhookRequest struct {
-	URL    *string `json:"url"`
-	Secret *string `json:"secret"`
-}
-
-// WebhookRead never carries the secret.
-type WebhookRead struct {
-	URL       *string `json:"url"`
-	SecretSet bool    `json:"secret_set"`
-}
-
-// WebhookTest is the answer of the test delivery.
-type WebhookTest struct {
-	Delivered  bool    `json:"delivered"`
-	StatusCode *int    `json:"status_code"`
-	Error      *string `json:"error"`
-	DurationMS int64   `json:"duration_ms"`
-}
-
 // putWebhook is PUT /v1/projects/{project_id}/webhook (API-DECISIONS.md
 // "Webhooks and notifications").
 func (s *Server) putWebhook(w http.ResponseWriter, r *http.Request) error {
-	var req WebhookRequest
+	var req wire.WebhookRequest
 	if err := decode(r, &req); err != nil {
 		return err
 	}
@@ -44,7 +25,7 @@ func (s *Server) putWebhook(w http.ResponseWriter, r *http.Request) error {
 		if err := s.DB.ClearWebhook(ctx, project); err != nil {
 			return err
 		}
-		return ok(w, http.StatusOK, WebhookRead{})
+		return ok(w, http.StatusOK, wire.Webhook{})
 	}
 	allowPrivate := s.Webhooks != nil && s.Webhooks.AllowPrivate()
 	if msg := webhook.CheckURL(*req.URL, allowPrivate); msg != "" {
@@ -64,16 +45,16 @@ func (s *Server) putWebhook(w http.ResponseWriter, r *http.Request) error {
 	if err := s.DB.PutWebhook(ctx, project, *req.URL, secret); err != nil {
 		return err
 	}
-	return ok(w, http.StatusOK, WebhookRead{URL: req.URL, SecretSet: true})
+	return ok(w, http.StatusOK, wire.Webhook{URL: req.URL, SecretSet: true})
 }
 
 // getWebhook is GET /v1/projects/{project_id}/webhook.
-func (s *Server) getWebhook(r *http.Request) (WebhookRead, error) {
+func (s *Server) getWebhook(r *http.Request) (wire.Webhook, error) {
 	hook, err := s.DB.Webhook(r.Context(), callerOf(r).ProjectID)
 	if err != nil || hook == nil {
-		return WebhookRead{}, err
+		return wire.Webhook{}, err
 	}
-	return WebhookRead{URL: &hook.URL, SecretSet: hook.Secret != ""}, nil
+	return wire.Webhook{URL: &hook.URL, SecretSet: hook.Secret != ""}, nil
 }
 
 // TestPayload is the data of a webhook.test delivery.
@@ -83,29 +64,29 @@ type TestPayload struct {
 
 // testWebhook is POST /v1/projects/{project_id}/webhook/test: one signed
 // webhook.test delivery, sent now, not retried.
-func (s *Server) testWebhook(r *http.Request) (WebhookTest, error) {
+func (s *Server) testWebhook(r *http.Request) (wire.WebhookTest, error) {
 	ctx, project := r.Context(), callerOf(r).ProjectID
 	hook, err := s.DB.Webhook(ctx, project)
 	if err != nil {
-		return WebhookTest{}, err
+		return wire.WebhookTest{}, err
 	}
 	if hook == nil {
-		return WebhookTest{}, apierr.New(apierr.ValidationFailed, "no webhook is configured").
+		return wire.WebhookTest{}, apierr.New(apierr.ValidationFailed, "no webhook is configured").
 			WithHint("PUT /v1/projects/{project_id}/webhook with url and secret first")
 	}
 	if s.Webhooks == nil {
-		return WebhookTest{}, apierr.New(apierr.Unavailable, "webhook delivery is not available on this instance")
+		return wire.WebhookTest{}, apierr.New(apierr.Unavailable, "webhook delivery is not available on this instance")
 	}
 	env, err := webhook.NewEnvelope(webhook.TypeTest, project, TestPayload{Message: "llmcost webhook test"}, s.Now())
 	if err != nil {
-		return WebhookTest{}, err
+		return wire.WebhookTest{}, err
 	}
 	body, err := json.Marshal(env)
 	if err != nil {
-		return WebhookTest{}, err
+		return wire.WebhookTest{}, err
 	}
 	res := s.Webhooks.Send(ctx, hook.URL, hook.Secret, env.ID, body, time.Now())
-	out := WebhookTest{Delivered: res.Delivered, DurationMS: res.Duration.Milliseconds()}
+	out := wire.WebhookTest{Delivered: res.Delivered, DurationMS: res.Duration.Milliseconds()}
 	if res.StatusCode != 0 {
 		out.StatusCode = &res.StatusCode
 	}

@@ -14,7 +14,8 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 
-	"github.com/llmcost/llmcost/apiserver/web"
+	"github.com/llmcost/llmcost/apiserver/wire"
+	"github.com/llmcost/llmcost/dashboard/web"
 )
 
 // The dashboard in a real browser: Debian's headless Chromium driven with
@@ -182,12 +183,12 @@ func TestDashboardInABrowser(t *testing.T) {
 	if key == "" {
 		t.Fatal("the registration page shows no API key")
 	}
-	proj := s.call(t, "GET", "/v1/projects/me", key, nil).must(t, http.StatusOK).Body["id"].(string)
+	proj := decode[wire.Project](t, s.call(t, "GET", "/v1/projects/me", key, nil).must(t, http.StatusOK)).ID
 
 	// A guardrail the batch below breaches: the researcher may only use a
 	// calculator.
-	session := s.call(t, "POST", "/v1/auth/login", "", map[string]any{"email": email, "password": "correct horse battery"}).
-		must(t, http.StatusOK).Body["access_token"].(string)
+	session := decode[wire.Tokens](t, s.call(t, "POST", "/v1/auth/login", "", wire.LoginRequest{Email: email, Password: "correct horse battery"}).
+		must(t, http.StatusOK)).AccessToken
 	s.call(t, "PUT", "/v1/projects/"+proj+"/guardrails", session,
 		map[string]any{"agent_name": "researcher", "allowed_tools": []string{"calculator"}}).must(t, http.StatusCreated)
 
@@ -208,12 +209,12 @@ func TestDashboardInABrowser(t *testing.T) {
 	if num(t, r.Body["events_stored"]) != float64(len(events)) {
 		t.Fatalf("batch: %s", r.Raw)
 	}
-	ov := s.call(t, "GET", "/v1/analytics/overview?range=7d", key, nil).must(t, http.StatusOK).Body
-	cache := s.call(t, "GET", "/v1/analytics/cache?range=7d", key, nil).must(t, http.StatusOK).Body
+	ov := decode[wire.Overview](t, s.call(t, "GET", "/v1/analytics/overview?range=7d", key, nil).must(t, http.StatusOK))
+	cache := decode[wire.CacheReport](t, s.call(t, "GET", "/v1/analytics/cache?range=7d", key, nil).must(t, http.StatusOK))
 	open(t, ctx, s.URL+"/?range=7d&project="+proj)
-	for sel, want := range map[string]string{"#total-cost": web.USD(ov["total_cost"]), "#subscription-cost": web.USD(ov["subscription_cost"]),
-		"#total-calls": web.Count(num(t, ov["total_calls"])), "#cost-per-call": web.USD(ov["avg_cost_per_call"]),
-		"#success-rate": web.Percent(num(t, ov["success_rate"])), "#cache-savings": web.USD(cache["net_savings"])} {
+	for sel, want := range map[string]string{"#total-cost": web.USD(ov.TotalCost), "#subscription-cost": web.USD(ov.SubscriptionCost),
+		"#total-calls": web.Count(ov.TotalCalls), "#cost-per-call": web.OptUSD(ov.AvgCostPerCall),
+		"#success-rate": web.Percent(ov.SuccessRate), "#cache-savings": web.USD(cache.NetSavings)} {
 		if got := text(t, ctx, sel); got != want {
 			t.Errorf("overview %s shows %q, the API says %q", sel, got, want)
 		}
@@ -233,8 +234,8 @@ func TestDashboardInABrowser(t *testing.T) {
 		t.Errorf("agent page of %q", got)
 	}
 	detail := s.call(t, "GET", "/v1/analytics/agents/planner?range=7d", key, nil).must(t, http.StatusOK)
-	agent := detail.Body["summary"].(map[string]any)
-	if got, want := text(t, ctx, "#agent-cost"), web.USD(agent["total_cost"]); got != want {
+	agent := decode[wire.AgentDetail](t, detail).Summary
+	if got, want := text(t, ctx, "#agent-cost"), web.USD(agent.TotalCost); got != want {
 		t.Errorf("agent page spend %q, the API says %q", got, want)
 	}
 	if got := text(t, ctx, "#agent-traces"); !strings.Contains(got, "run-0") {
@@ -308,12 +309,12 @@ func TestDashboardInABrowser(t *testing.T) {
 	shot(t, ctx, "settings")
 	open(t, ctx, s.URL+"/?project="+proj)
 	run(t, ctx, "overview gauge", chromedp.WaitVisible(chromedp.CSS("#budget svg.gauge")))
-	state := s.call(t, "GET", "/v1/projects/"+proj+"/budget-state", newKey, nil).must(t, http.StatusOK).Body
-	if got, want := text(t, ctx, "#budget-used"), web.USD(state["spend_mtd"]); got != want {
+	state := decode[wire.BudgetState](t, s.call(t, "GET", "/v1/projects/"+proj+"/budget-state", newKey, nil).must(t, http.StatusOK))
+	if got, want := text(t, ctx, "#budget-used"), web.USD(state.SpendMTD); got != want {
 		t.Errorf("overview budget shows %q, the API says %q", got, want)
 	}
 	var crossed []string
-	for _, c := range state["thresholds_crossed"].([]any) {
+	for _, c := range state.ThresholdsCrossed {
 		crossed = append(crossed, fmt.Sprint(c)+"%")
 	}
 	if got := text(t, ctx, "#budget"); len(crossed) == 0 || !strings.Contains(got, "thresholds crossed: "+strings.Join(crossed, ", ")) {

@@ -20,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llmcost/llmcost/apiserver/wire"
 	"github.com/llmcost/llmcost/internal/postgres/pgtest"
 )
 
@@ -222,13 +223,23 @@ func (r response) must(t testing.TB, status int) response {
 // default project's id and API key.
 func (s *service) account(t testing.TB) (token, projectID, key string) {
 	t.Helper()
-	r := s.call(t, "POST", "/v1/auth/register", "", map[string]any{
+	r := decode[wire.Registered](t, s.call(t, "POST", "/v1/auth/register", "", map[string]any{
 		"email": fmt.Sprintf("u%d@example.com", time.Now().UnixNano()), "password": "correct horse battery",
 		"name": "Test", "accept_terms": true, "accept_privacy": true,
 		"terms_version": "2026-01-01", "privacy_version": "2026-01-01",
-	}).must(t, http.StatusCreated)
-	proj := r.Body["default_project"].(map[string]any)
-	return r.Body["access_token"].(string), proj["id"].(string), proj["api_key"].(string)
+	}).must(t, http.StatusCreated))
+	return r.AccessToken, r.DefaultProject.ID, r.DefaultProject.APIKey
+}
+
+// decode is a reply's JSON as the API's own record, as the dashboard reads
+// it.
+func decode[T any](t testing.TB, r response) T {
+	t.Helper()
+	var v T
+	if err := json.Unmarshal(r.Raw, &v); err != nil {
+		t.Fatalf("decode %T: %v: %s", v, err, r.Raw)
+	}
+	return v
 }
 
 func num(t testing.TB, v any) float64 {

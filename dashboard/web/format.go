@@ -1,22 +1,30 @@
 package web
 
 import (
-	"encoding/json"
 	"fmt"
 	"html/template"
 	"math"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/llmcost/llmcost/apiserver/wire"
 )
 
-// Funcs are the template functions of every page.
+// Funcs are the template functions of every page. Each takes the type the
+// records carry, so a template that hands one the wrong value fails when
+// it is rendered (the tests render every page), not with a silent dash.
+// The opt* forms take a field that may be null and show it as an em dash.
 var Funcs = template.FuncMap{
 	"usd":      USD,
+	"optUSD":   OptUSD,
 	"pct":      Percent,
 	"count":    Count,
 	"dec":      Decimal,
 	"ms":       Millis,
+	"optMS":    OptMillis,
+	"intMS":    IntMillis,
+	"optIntMS": OptIntMillis,
 	"when":     When,
 	"day":      Day,
 	"change":   Change,
@@ -36,59 +44,25 @@ var Funcs = template.FuncMap{
 	},
 }
 
-// number reads a money or count value as the API gives it: a decimal
-// string (json.Number), a string pointer, or a plain number.
-func number(v any) (float64, bool) {
-	switch x := v.(type) {
-	case nil:
-		return 0, false
-	case *json.Number: // before Stringer: a nil one would panic there
-		if x == nil {
-			return 0, false
-		}
-		return number(*x)
-	case fmt.Stringer:
-		f, err := strconv.ParseFloat(x.String(), 64)
-		return f, err == nil
-	case string:
-		f, err := strconv.ParseFloat(x, 64)
-		return f, err == nil
-	case *string:
-		if x == nil {
-			return 0, false
-		}
-		return number(*x)
-	case *float64:
-		if x == nil {
-			return 0, false
-		}
-		return *x, true
-	case *int64:
-		if x == nil {
-			return 0, false
-		}
-		return float64(*x), true
-	case float64:
-		return x, true
-	case int64:
-		return float64(x), true
-	case int:
-		return float64(x), true
-	case int32:
-		return float64(x), true
+// dash stands for a value that is not known (null).
+const dash = "—"
+
+// USD formats an amount for a person. The API's exact value is in the
+// record; this is only its display.
+func USD(m wire.Money) string { return Dollars(m.USD()) }
+
+// OptUSD is USD of a nullable amount.
+func OptUSD(m *wire.Money) string {
+	if m == nil {
+		return dash
 	}
-	return 0, false
+	return USD(*m)
 }
 
-// USD formats dollars for a person: cents from $1 up, with thousands
-// separators; below $1, four significant digits so a $0.0004 call does not
-// read as $0.00; nothing known is an em dash. The API's exact value is in
-// the record; this is only its display.
-func USD(v any) string {
-	f, ok := number(v)
-	if !ok {
-		return "—"
-	}
+// Dollars formats dollars: cents from $1 up, with thousands separators;
+// below $1, four significant digits so a $0.0004 call does not read as
+// $0.00. Charts label their axes with it.
+func Dollars(f float64) string {
 	sign := ""
 	if f < 0 {
 		sign, f = "-", -f
@@ -127,34 +101,47 @@ func thousands(s string) string {
 
 // Percent formats a 0–100 percentage with one decimal (none for whole
 // numbers); nothing known (a rate over no calls) is an em dash.
-func Percent(v any) string {
-	f, ok := number(v)
-	if !ok {
-		return "—"
+func Percent(p *float64) string {
+	if p == nil {
+		return dash
 	}
+	return percent(*p)
+}
+
+func percent(f float64) string {
 	s := strconv.FormatFloat(math.Round(f*10)/10, 'f', 1, 64)
 	return strings.TrimSuffix(s, ".0") + "%"
 }
 
 // Count formats an integer with thousands separators.
-func Count(v any) string {
-	f, ok := number(v)
-	if !ok {
-		return "—"
-	}
-	return thousands(strconv.FormatFloat(math.Round(f), 'f', 0, 64))
-}
+func Count(n int64) string { return thousands(strconv.FormatInt(n, 10)) }
 
 // Millis formats a latency: ms below a second, seconds above.
-func Millis(v any) string {
-	f, ok := number(v)
-	if !ok {
-		return "—"
-	}
+func Millis(f float64) string {
 	if f >= 1000 {
 		return strconv.FormatFloat(math.Round(f/100)/10, 'f', 1, 64) + " s"
 	}
 	return strconv.FormatFloat(math.Round(f), 'f', 0, 64) + " ms"
+}
+
+// OptMillis is Millis of a nullable latency.
+func OptMillis(f *float64) string {
+	if f == nil {
+		return dash
+	}
+	return Millis(*f)
+}
+
+// IntMillis is Millis of whole milliseconds (a run's duration).
+func IntMillis(n int64) string { return Millis(float64(n)) }
+
+// OptIntMillis is Millis of nullable whole milliseconds (a call's
+// latency).
+func OptIntMillis(n *int64) string {
+	if n == nil {
+		return dash
+	}
+	return IntMillis(*n)
 }
 
 // When formats an RFC 3339 timestamp as UTC date and minute.
@@ -182,15 +169,14 @@ func Day(s string) string {
 
 // Change formats a percent change with its arrow: ▲ up, ▼ down, = flat,
 // "new" when there was nothing before (null).
-func Change(v any) string {
-	f, ok := number(v)
+func Change(p *float64) string {
 	switch {
-	case !ok:
+	case p == nil:
 		return "new"
-	case f > 0:
-		return "▲ " + Percent(f)
-	case f < 0:
-		return "▼ " + Percent(-f)
+	case *p > 0:
+		return "▲ " + percent(*p)
+	case *p < 0:
+		return "▼ " + percent(-*p)
 	}
 	return "= 0%"
 }
@@ -226,22 +212,20 @@ func Tick(ts, rng string) string {
 
 // Decimal formats a plain number (calls per run) with digits decimals; an
 // absent one is an em dash.
-func Decimal(digits int, v any) string {
-	f, ok := number(v)
-	if !ok {
-		return "—"
+func Decimal(digits int, f *float64) string {
+	if f == nil {
+		return dash
 	}
-	return strconv.FormatFloat(f, 'f', digits, 64)
+	return strconv.FormatFloat(*f, 'f', digits, 64)
 }
 
 // Trend is the CSS class of a spend change: more spend is "up" (drawn as
 // bad), less is "down".
-func Trend(v any) string {
-	f, ok := number(v)
+func Trend(p *float64) string {
 	switch {
-	case !ok || f == 0:
+	case p == nil || *p == 0:
 		return ""
-	case f > 0:
+	case *p > 0:
 		return "up"
 	}
 	return "down"

@@ -1,8 +1,8 @@
 // Package web holds the dashboard's presentation: html/template pages and
 // static files embedded in the binary with go:embed (no build step, nothing
 // from a CDN), the formatting of money, percentages and counts, and the
-// charts drawn by internal/svgchart. It renders what apiserver's dashboard
-// handlers read through the REST routes; it reads nothing itself.
+// charts drawn by internal/svgchart. It renders the typed records the
+// dashboard's pages read through the REST routes; it reads nothing itself.
 package web
 
 import (

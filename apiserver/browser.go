@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/llmcost/llmcost/apiserver/wire"
 	"github.com/llmcost/llmcost/internal/access"
 	"github.com/llmcost/llmcost/internal/apierr"
 	"github.com/llmcost/llmcost/internal/authn"
@@ -100,7 +101,7 @@ func (s *Server) browserSession(w http.ResponseWriter, r *http.Request) (*access
 
 // setSessionCookies stores a token pair in the browser for the session's
 // life; the access token itself still expires after AccessTTL.
-func (s *Server) setSessionCookies(w http.ResponseWriter, r *http.Request, t tokenPayload, life time.Duration) {
+func (s *Server) setSessionCookies(w http.ResponseWriter, r *http.Request, t wire.Tokens, life time.Duration) {
 	s.setCookie(w, r, sessionCookie, t.AccessToken, life)
 	s.setCookie(w, r, refreshCookie, t.RefreshToken, life)
 }
@@ -160,3 +161,36 @@ func sessionLife(remember bool) time.Duration {
 	}
 	return SessionTTL
 }
+
+// browserSessions are the browser's credentials as the dashboard uses
+// them: it reads and sets the cookies only through these.
+type browserSessions struct{ s *Server }
+
+// Principal resolves the session cookies (browserSession).
+func (b browserSessions) Principal(w http.ResponseWriter, r *http.Request) (*access.Principal, string, bool) {
+	return b.s.browserSession(w, r)
+}
+
+// Start keeps a new session's tokens in cookies for its life.
+func (b browserSessions) Start(w http.ResponseWriter, r *http.Request, t wire.Tokens, remember bool) {
+	b.s.setSessionCookies(w, r, t, sessionLife(remember))
+}
+
+// End removes the session's cookies.
+func (b browserSessions) End(w http.ResponseWriter, r *http.Request) {
+	b.s.clearCookie(w, r, sessionCookie)
+	b.s.clearCookie(w, r, refreshCookie)
+}
+
+// CSRFToken is the browser's CSRF token, minted on first use.
+func (b browserSessions) CSRFToken(w http.ResponseWriter, r *http.Request) string {
+	return b.s.csrfToken(w, r)
+}
+
+// NewCSRF replaces the browser's CSRF token.
+func (b browserSessions) NewCSRF(w http.ResponseWriter, r *http.Request) string {
+	return b.s.newCSRF(w, r)
+}
+
+// Secure says whether the browser reached us over TLS.
+func (b browserSessions) Secure(r *http.Request) bool { return b.s.secure(r) }

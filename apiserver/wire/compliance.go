@@ -1,4 +1,4 @@
-package apiserver
+package wire
 
 import "encoding/json"
 
@@ -20,9 +20,9 @@ type AgentCompliance struct {
 	AllowedTools       []string       `json:"allowed_tools"`
 	AllowedModels      []string       `json:"allowed_models"`
 	MaxToolCallsPerRun *int64         `json:"max_tool_calls_per_run"`
-	MaxCostPerRunUSD   *json.Number   `json:"max_cost_per_run_usd"`
+	MaxCostPerRunUSD   *Money         `json:"max_cost_per_run_usd"`
 	TotalCalls         int64          `json:"total_calls"`
-	TotalCost          json.Number    `json:"total_cost"`
+	TotalCost          Money          `json:"total_cost"`
 	TrackedToolCalls   int64          `json:"tracked_tool_calls"`
 	RunsSeen           int64          `json:"runs_seen"`
 	ObservedTools      []string       `json:"observed_tools"`
@@ -46,21 +46,21 @@ type ToolUsage struct {
 
 // ModelUsage is one model an agent used.
 type ModelUsage struct {
-	Model     string      `json:"model"`
-	Calls     int64       `json:"calls"`
-	Cost      json.Number `json:"cost"`
-	Permitted bool        `json:"permitted"`
+	Model     string `json:"model"`
+	Calls     int64  `json:"calls"`
+	Cost      Money  `json:"cost"`
+	Permitted bool   `json:"permitted"`
 }
 
 // RunStats summarise an agent's runs (calls inside a workflow).
 type RunStats struct {
-	Runs         int64       `json:"runs"`
-	P50ToolCalls int64       `json:"p50_tool_calls"`
-	P95ToolCalls int64       `json:"p95_tool_calls"`
-	MaxToolCalls int64       `json:"max_tool_calls"`
-	P50Cost      json.Number `json:"p50_cost"`
-	P95Cost      json.Number `json:"p95_cost"`
-	MaxCost      json.Number `json:"max_cost"`
+	Runs         int64 `json:"runs"`
+	P50ToolCalls int64 `json:"p50_tool_calls"`
+	P95ToolCalls int64 `json:"p95_tool_calls"`
+	MaxToolCalls int64 `json:"max_tool_calls"`
+	P50Cost      Money `json:"p50_cost"`
+	P95Cost      Money `json:"p95_cost"`
+	MaxCost      Money `json:"max_cost"`
 }
 
 // BreachPoint is one UTC day's breaching calls and runs.
@@ -69,7 +69,7 @@ type BreachPoint struct {
 	Count int64  `json:"count"`
 }
 
-// BreachRecord is SPEC.md's Breach.
+// BreachRecord is one kind of breach of a guardrail over the window.
 type BreachRecord struct {
 	Kind     string       `json:"kind"`
 	Subject  string       `json:"subject"`
