@@ -96,10 +96,6 @@ type WorkflowSums struct {
 	Succeeded, Failed, SuccessCostNano, FailureCostNano int64
 }
 
-// workflowOrder sorts by cost descending, then workflow in byte order
-// (no workflow sorts as the empty name).
-const workflowOrder = `3 DESC, coalesce(r.workflow, '') COLLATE "C", r.workflow NULLS FIRST`
-
 // WorkflowRows reads the workflow rows of the runs in the window, with
 // their outcome counts.
 func (db *DB) WorkflowRows(ctx context.Context, q RunQuery) ([]WorkflowSums, error) {

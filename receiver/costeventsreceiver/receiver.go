@@ -105,7 +105,8 @@ func (r *costReceiver) Shutdown(ctx context.Context) error {
 	done := make(chan struct{})
 	go func() {
 		r.inflight.Lock()
-		r.inflight.Unlock() //nolint:staticcheck // only waiting for the readers
+		//lint:ignore SA2001 the write lock is taken only to wait until every handler holding a read lock has returned
+		r.inflight.Unlock()
 		close(done)
 	}()
 	select {
