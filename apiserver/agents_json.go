@@ -2,8 +2,8 @@ package apiserver
 
 import "encoding/json"
 
-// The agent view's records (SPEC.md "Agent summary row", "Agent detail",
-// "Outcomes summary", "Optimisation suggestion"; docs/agent-view.md).
+// The agent view's records (docs/agent-view.md: summary row, detail,
+// outcomes, optimisation suggestions).
 // Money is a JSON number written from exact nano-USD; percentages 0–100
 // with two decimals; rates and averages over nothing are null.
 
@@ -110,7 +110,7 @@ type AgentTailCost struct {
 	SharePercent *float64    `json:"share_percent"`
 }
 
-// OutcomesSummary is SPEC.md "Outcomes summary" of the agent's runs.
+// OutcomesSummary counts the agent's runs by declared outcome.
 type OutcomesSummary struct {
 	Runs           int64        `json:"runs"`
 	Succeeded      int64        `json:"succeeded"`

@@ -7,7 +7,7 @@ import (
 	"github.com/llmcost/llmcost/internal/pricing"
 )
 
-// The records of SPEC.md "Analytics records". Money is a JSON number
+// The spend reports' records (docs/analytics.md). Money is a JSON number
 // written from exact nano-USD; percentages are 0–100 with two decimals;
 // averages and rates over nothing are null, sums over nothing 0.
 

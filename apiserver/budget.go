@@ -20,7 +20,8 @@ type BudgetRequest struct {
 	Thresholds []int32      `json:"thresholds"`
 }
 
-// BudgetState is SPEC.md "Budget state", plus the configured thresholds.
+// BudgetState is a project's month spend against its budget, plus the
+// configured thresholds (docs/guardrails.md "Budgets").
 type BudgetState struct {
 	ProjectID          string       `json:"project_id"`
 	Enabled            bool         `json:"enabled"`

@@ -29,7 +29,8 @@ type PolicyGuardrail struct {
 	Enabled            bool         `json:"enabled"`
 }
 
-// Guardrail is SPEC.md "Guardrail".
+// Guardrail is one agent's guardrail as the API answers it
+// (docs/guardrails.md "Guardrails").
 type Guardrail struct {
 	ID string `json:"id"`
 	PolicyGuardrail
@@ -37,7 +38,7 @@ type Guardrail struct {
 	UpdatedAt string `json:"updated_at"`
 }
 
-// ToolTag is SPEC.md "Tool tag".
+// ToolTag tags a tool read or write (docs/guardrails.md "Guardrails").
 type ToolTag struct {
 	ToolName string `json:"tool_name"`
 	Access   string `json:"access"`

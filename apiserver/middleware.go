@@ -87,7 +87,8 @@ func (s *Server) resolve(r *http.Request) *access.Principal {
 	return p
 }
 
-// invalidKey is answered with the simpler {detail} body (SPEC.md Errors 2).
+// invalidKey is answered with the {detail} body beside the envelope
+// (docs/api.md "Errors").
 var invalidKey = apierr.New(apierr.Unauthorized, "Invalid API key")
 
 // rateLimit counts every request against its API key, session or client IP
@@ -130,7 +131,8 @@ func (s *Server) rateLimit(next http.Handler) http.Handler {
 	})
 }
 
-// rateLimited is the 429 body of SPEC.md.
+// rateLimited is the 429 body {detail, retry_after, limit, period}
+// (docs/api.md "Errors").
 type rateLimited struct {
 	Detail     string `json:"detail"`
 	RetryAfter int    `json:"retry_after"`

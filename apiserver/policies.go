@@ -41,7 +41,7 @@ func (s *Server) currentPolicies(w http.ResponseWriter, _ *http.Request) error {
 	})
 }
 
-// policyCheckJSON is the policy check result of API-DECISIONS.md: per
+// policyCheckJSON is the policy check result (docs/accounts.md): per
 // document the current version and the one the user accepted last (null:
 // none).
 type policyCheckJSON struct {

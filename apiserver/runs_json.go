@@ -8,7 +8,7 @@ import (
 	"github.com/llmcost/llmcost/internal/runs"
 )
 
-// The run records of SPEC.md "Analytics records" (API-DECISIONS.md "Runs").
+// The run reports' records (docs/analytics.md "Runs").
 
 // WorkflowRow is one item of /v1/analytics/workflows.
 type WorkflowRow struct {

@@ -29,8 +29,8 @@ type WebhookTest struct {
 	DurationMS int64   `json:"duration_ms"`
 }
 
-// putWebhook is PUT /v1/projects/{project_id}/webhook (API-DECISIONS.md
-// "Webhooks and notifications").
+// putWebhook is PUT /v1/projects/{project_id}/webhook (docs/guardrails.md
+// "Webhooks").
 func (s *Server) putWebhook(w http.ResponseWriter, r *http.Request) error {
 	var req WebhookRequest
 	if err := decode(r, &req); err != nil {
