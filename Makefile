@@ -95,6 +95,6 @@ bench-pages: build ## seed (or reuse) the bench-analytics dataset and time every
 	$(GO) test -count=1 -run '^$$' -bench BenchmarkDashboardPages -benchtime 1x -timeout 180m ./test/bench/
 
 .PHONY: bench-sustained
-bench-sustained: build ## issue 27: stream LLMCOST_BENCH_SUSTAINED_EVENTS calls (default 10 M) through HTTP with the mergers running; lag, reports during/after, budget-state p99, rates vs COPY
+bench-sustained: build ## stream LLMCOST_BENCH_SUSTAINED_EVENTS calls (default 10 M) through HTTP with the mergers running; lag, reports during/after, budget-state p99, rates vs COPY
 	@scripts/ensure-postgres --tests
 	$(GO) test -count=1 -run '^$$' -bench BenchmarkSustained -benchtime 1x -timeout 180m ./test/bench/

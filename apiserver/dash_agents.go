@@ -9,7 +9,7 @@ import (
 	"github.com/llmcost/llmcost/internal/svgchart"
 )
 
-// The agent pages read the agent view routes (issue 12, docs/agent-view.md):
+// The agent pages read the agent view routes (docs/agent-view.md):
 // the summary table with change arrows and signal badges, one agent's
 // detail, and the optimisation suggestions.
 
