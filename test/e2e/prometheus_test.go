@@ -33,7 +33,7 @@ func prometheusBinary(t *testing.T) string {
 }
 
 // A real Prometheus scrapes /v1/metrics with the project's key as the
-// README's scrape job does, and the values it stored are the analytics
+// scrape job of docs/guardrails.md does, and the values it stored are the analytics
 // overview's.
 func TestPrometheusScrapesMetrics(t *testing.T) {
 	bin := prometheusBinary(t)
