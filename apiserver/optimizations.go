@@ -9,7 +9,8 @@ import (
 	"github.com/llmcost/llmcost/internal/postgres"
 )
 
-// Optimisation suggestions (docs/agent-view.md "Optimisations"): the last 30 days of every agent, savings per month.
+// Optimisation suggestions (docs/agent-view.md "Optimisations"): the last 30
+// days of every agent, savings per month.
 
 // optimizations is GET /v1/optimizations: the suggestions, largest saving
 // first.

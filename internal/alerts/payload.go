@@ -11,8 +11,9 @@ import (
 )
 
 // BreachPayload is the data of a guardrail.breach delivery
-// (docs/guardrails.md "Webhooks"). Limit and observed are USD for run_cost_over_limit, counts
-// otherwise; limit is null for tool and model kinds.
+// (docs/guardrails.md "Webhooks"). Limit and observed are USD for
+// run_cost_over_limit, counts otherwise; limit is null for tool and model
+// kinds.
 type BreachPayload struct {
 	ProjectID  string       `json:"project_id"`
 	AgentName  string       `json:"agent_name"`

@@ -7,13 +7,14 @@ import (
 
 // Decoding a batch with encoding/json alone calls it once per event for its
 // members and once more per member, a large share of what ingest can spend
-// on a small machine (BenchmarkDecodeBatch; docs/performance.md). Two fast paths give exactly what encoding/json gives for the common
-// shapes and fall back to it for everything else: scanObject splits a
-// valid object whose keys carry no escapes, plainString takes a string
-// without escapes. FuzzScanObject and TestPlainStringAsEncodingJSON hold
-// them to encoding/json's answers. The batch's envelope (decodeEnvelope),
-// metadata kept as sent when already compact, and reused member maps
-// save most of the rest of the allocations.
+// on a small machine (BenchmarkDecodeBatch; docs/performance.md). Two fast
+// paths give exactly what encoding/json gives for the common shapes and fall
+// back to it for everything else: scanObject splits a valid object whose
+// keys carry no escapes, plainString takes a string without escapes.
+// FuzzScanObject and TestPlainStringAsEncodingJSON hold them to
+// encoding/json's answers. The batch's envelope (decodeEnvelope), metadata
+// kept as sent when already compact, and reused member maps save most of the
+// rest of the allocations.
 
 // scanObject splits msg, a JSON object, into its members as
 // json.Unmarshal into map[string]json.RawMessage does (a repeated key: the

@@ -22,7 +22,8 @@ import (
 // Knobs of make bench-sustained, all optional.
 const (
 	// envSustainedEvents is how many calls project A streams (default
-	// 10,000,000, the size the targets are stated for; 200000 makes a run of a few minutes).
+	// 10,000,000, the size the targets are stated for; 200000 makes a run of
+	// a few minutes).
 	envSustainedEvents = "LLMCOST_BENCH_SUSTAINED_EVENTS"
 	// envSustainedClients is how many clients stream them (default 4).
 	envSustainedClients = "LLMCOST_BENCH_SUSTAINED_CLIENTS"
