@@ -7,7 +7,7 @@ GO      ?= go
 BIN     := bin/llmcost
 CONFIG  ?= collector-config.yaml
 
-.PHONY: help generate build postgres run test fuzz lint bench bench-runs validate tidy price-check
+.PHONY: help generate build postgres run test fuzz lint screenshots bench bench-runs validate tidy price-check
 
 # Native Go fuzz targets, as package:target. make test runs each for
 # FUZZTIME (a smoke run); make fuzz for FUZZLONG. Their seed corpus is
@@ -48,7 +48,7 @@ test: build ## run every test, the PostgreSQL-backed and end-to-end ones include
 	@scripts/ensure-redis
 	@scripts/ensure-promtool
 	@scripts/ensure-chromium
-	$(GO) vet ./...
+	@$(MAKE) --no-print-directory lint
 	$(GO) test -count=1 -timeout 15m ./...
 	@$(MAKE) --no-print-directory fuzz FUZZLONG=$(FUZZTIME)
 
@@ -70,9 +70,17 @@ price-check: ## compare the built-in prices with PRICES=<a LiteLLM or genai-pric
 	@test -n "$(PRICES)" || { echo "usage: make price-check PRICES=<price file>"; exit 2; }
 	$(GO) run ./cmd/pricecheck $(PRICES)
 
-lint: ## gofmt and go vet
+# staticcheck is pinned as a Go tool in go.mod; its results are cached in
+# the user's cache directory, so a run after a small change takes seconds.
+lint: ## gofmt, go vet and staticcheck
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (gofmt -l $$(git ls-files '*.go'); exit 1)
 	$(GO) vet ./...
+	$(GO) tool staticcheck ./...
+
+screenshots: build ## refresh docs/screenshots/*.png from the dashboard's browser test
+	@scripts/ensure-postgres --tests
+	@scripts/ensure-chromium
+	LLMCOST_SCREENSHOTS=$(CURDIR)/docs/screenshots $(GO) test -count=1 -run '^TestDashboardInABrowser$$' ./test/e2e/
 
 tidy: ## go mod tidy
 	$(GO) mod tidy
@@ -87,6 +95,6 @@ bench-pages: build ## seed (or reuse) the bench-analytics dataset and time every
 	$(GO) test -count=1 -run '^$$' -bench BenchmarkDashboardPages -benchtime 1x -timeout 180m ./test/bench/
 
 .PHONY: bench-sustained
-bench-sustained: build ## issue 27: stream LLMCOST_BENCH_SUSTAINED_EVENTS calls (default 10 M) through HTTP with the mergers running; lag, reports during/after, budget-state p99, rates vs COPY
+bench-sustained: build ## stream LLMCOST_BENCH_SUSTAINED_EVENTS calls (default 10 M) through HTTP with the mergers running; lag, reports during/after, budget-state p99, rates vs COPY
 	@scripts/ensure-postgres --tests
 	$(GO) test -count=1 -run '^$$' -bench BenchmarkSustained -benchtime 1x -timeout 180m ./test/bench/

@@ -39,7 +39,7 @@ type Jobs interface {
 	SendMail(ctx context.Context, m mail.Message) error
 }
 
-// Account lifetimes and limits (SPEC.md Limits; API-DECISIONS.md).
+// Account lifetimes and limits (docs/accounts.md).
 const (
 	VerifyTokenTTL   = 24 * time.Hour
 	ResetTokenTTL    = time.Hour
@@ -200,7 +200,7 @@ func (s *Server) sendInvitation(to string, proj postgres.Project, inviter postgr
 			"(POST /v1/projects/" + proj.ID + "/invitations/accept). It expires in 7 days.\n"})
 }
 
-// tooMany answers 429 in the shape SPEC.md gives for rate limits.
+// tooMany answers 429 in the rate limit's shape (docs/api.md "Rate limits").
 func tooMany(w http.ResponseWriter, retry time.Duration, limit int, period time.Duration, what string) error {
 	secs := int((retry + time.Second - 1) / time.Second)
 	w.Header().Set("Retry-After", strconv.Itoa(secs))

@@ -17,8 +17,8 @@ import (
 	"github.com/llmcost/llmcost/internal/runs"
 )
 
-// Sizes of the agent detail's lists (API-DECISIONS.md "Agent summary and
-// detail": top 8 per breakdown, the 10 most expensive runs).
+// Sizes of the agent detail's lists (docs/agent-view.md "Detail"): top 8
+// per breakdown, the 10 most expensive runs.
 const (
 	detailBreakdown = 8
 	detailTraces    = 10

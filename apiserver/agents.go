@@ -14,10 +14,10 @@ import (
 	"github.com/llmcost/llmcost/internal/pricing"
 )
 
-// The agent view (SPEC.md "Agent summary row", API-DECISIONS.md "Agent
-// summary and detail", docs/agent-view.md): one row per agent combining the
-// spend rollups (ReadWindows), the run reports' tables and the guardrails'
-// compliance, with the signal that says what to look at.
+// The agent view (docs/agent-view.md "Summary row" and "Detail"): one row
+// per agent combining the spend rollups (ReadWindows), the run reports'
+// tables and the guardrails' compliance, with the signal that says what to
+// look at.
 
 // Limits of the agents summary.
 const (

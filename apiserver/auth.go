@@ -13,7 +13,7 @@ import (
 	"github.com/llmcost/llmcost/internal/postgres"
 )
 
-// Token and session lifetimes (SPEC.md Limits).
+// Token and session lifetimes (docs/accounts.md "Tokens and sessions").
 const (
 	AccessTTL         = time.Hour
 	SessionTTL        = 7 * 24 * time.Hour

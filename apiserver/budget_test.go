@@ -40,7 +40,7 @@ func TestBudgetStateAndThresholds(t *testing.T) {
 	}
 	for _, bad := range []map[string]any{{"budget": 0}, {"budget": 10, "mode": "stop"}, {"budget": 10, "thresholds": []int{50, 50}},
 		{"budget": 10, "thresholds": []int{0}}, {"mode": "warn"},
-		// Past what a project's calls may sum to (2^62 nano-USD, issue 28).
+		// Past what a project's calls may sum to (2^62 nano-USD).
 		{"budget": json.Number("4611686018.427387905")}, {"budget": json.Number("9223372036.854775807")}} {
 		e.must(e.do("PUT", "/v1/projects/"+p+"/budget", u.Access, bad), 422)
 	}

@@ -144,7 +144,7 @@ func TestEstimateReproducesClaudeCodeCosts(t *testing.T) {
 	if checked < 3 {
 		t.Fatalf("only %d fixture costs checked", checked)
 	}
-	// The one the issue names: 6 + 18452 + 1287 prompt tokens, 958 output.
+	// A real Claude Code call: 6 + 18452 + 1287 prompt tokens, 958 output.
 	r := pricingDo(t, "POST", url+"/v1/estimate", map[string]any{"model": "claude-sonnet-4-5", "input_tokens": 19745,
 		"output_tokens": 958, "cached_tokens": 18452, "cache_write_tokens": 1287})
 	if r.str("total_cost") != "0.02474985" {

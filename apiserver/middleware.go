@@ -88,7 +88,8 @@ func (s *Server) resolve(r *http.Request) *access.Principal {
 	return p
 }
 
-// invalidKey is answered with the simpler {detail} body (SPEC.md Errors 2).
+// invalidKey is answered with the {detail} body beside the envelope
+// (docs/api.md "Errors").
 var invalidKey = apierr.New(apierr.Unauthorized, "Invalid API key")
 
 // rateLimit counts every request against its API key, session or client IP

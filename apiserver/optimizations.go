@@ -10,8 +10,8 @@ import (
 	"github.com/llmcost/llmcost/internal/postgres"
 )
 
-// Optimisation suggestions (API-DECISIONS.md "Optimisations",
-// docs/agent-view.md): the last 30 days of every agent, savings per month.
+// Optimisation suggestions (docs/agent-view.md "Optimisations"): the last 30
+// days of every agent, savings per month.
 
 // optimizations is GET /v1/optimizations: the suggestions, largest saving
 // first.

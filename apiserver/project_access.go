@@ -54,8 +54,8 @@ func (s *Server) bearerProject(r *http.Request, perm access.Permission) (string,
 		return "", err
 	case id != p.ProjectID:
 		// The key's project is known to its holder: naming another one is
-		// refused as on every route that takes a project (API-DECISIONS,
-		// credentials), not hidden behind a 404.
+		// refused as on every route that takes a project (docs/api.md
+		// "Credentials"), not hidden behind a 404.
 		return "", apierr.New(apierr.Forbidden, "the project in the path does not match the API key's project").
 			WithHint("an API key reaches only its own project: use that project's id, or GET /v1/projects/me")
 	case perm != access.ViewAnalytics:

@@ -13,7 +13,7 @@ import (
 	"github.com/llmcost/llmcost/internal/runs"
 )
 
-// The run reports (API-DECISIONS.md "Runs", docs/analytics.md "Runs") read
+// The run reports (docs/analytics.md "Runs") read
 // the runs whose first call lies in the window, from the run tables.
 
 // Limits of the run reports that differ from the array default.

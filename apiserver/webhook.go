@@ -10,8 +10,8 @@ import (
 	"github.com/llmcost/llmcost/internal/webhook"
 )
 
-// putWebhook is PUT /v1/projects/{project_id}/webhook (API-DECISIONS.md
-// "Webhooks and notifications").
+// putWebhook is PUT /v1/projects/{project_id}/webhook (docs/guardrails.md
+// "Webhooks").
 func (s *Server) putWebhook(w http.ResponseWriter, r *http.Request) error {
 	var req wire.WebhookRequest
 	if err := decode(r, &req); err != nil {

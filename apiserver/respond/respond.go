@@ -98,15 +98,15 @@ func Error(w http.ResponseWriter, err error) {
 	_ = JSON(w, status, envelope{Error: body{Code: e.Code, Message: e.Message, Hint: hint}})
 }
 
-// detailBody is the {detail} body SPEC.md gives a bad API key, with the
+// detailBody is the {detail} body of a bad API key, with the
 // error envelope beside it so that every error can be read one way.
 type detailBody struct {
 	Detail string `json:"detail"`
 	Error  body   `json:"error"`
 }
 
-// Detail writes the {detail} body SPEC.md gives an invalid API key, and
-// the envelope {error:{code, message}} beside it.
+// Detail writes the {detail} body of an invalid API key, and the envelope
+// {error:{code, message}} beside it (docs/api.md "Errors").
 func Detail(w http.ResponseWriter, status int, code, detail string) {
 	_ = JSON(w, status, detailBody{Detail: detail, Error: body{Code: code, Message: detail}})
 }

@@ -69,7 +69,8 @@ type BreachPoint struct {
 	Count int64  `json:"count"`
 }
 
-// BreachRecord is one kind of breach of a guardrail over the window.
+// BreachRecord is one breach of the compliance record (docs/guardrails.md
+// "Compliance").
 type BreachRecord struct {
 	Kind     string       `json:"kind"`
 	Subject  string       `json:"subject"`

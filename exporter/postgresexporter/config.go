@@ -11,7 +11,8 @@ import (
 // Config configures the exporter. It deliberately has no sending_queue or
 // retry settings: the receiver answers with counts only storage knows, so
 // the write must happen inside the request (the pipeline is synchronous on
-// purpose, see the README) and the client, not the collector, retries a 503.
+// purpose, docs/configuration.md) and the client, not the collector, retries
+// a 503.
 type Config struct {
 	// API is the costapi extension that owns the database pool.
 	API component.ID `mapstructure:"api"`

@@ -10,10 +10,10 @@ import (
 
 // defaultGCPercent is the Go garbage collector's target llmcost runs with
 // when GOGC is not set. Ingest allocates a few megabytes per 1,000-call
-// batch (decoding, the collector's pdata, the insert's arrays), and at
-// Go's default of 100 the collector took about 4.5 % of the machine while
-// ingest ran flat out (perf, 2026-11-23); 200 halves how often it runs for
-// twice the headroom over the live heap (tens of megabytes). Setting GOGC
+// batch (decoding, the collector's pdata, the insert's arrays), so at Go's
+// default of 100 collection takes a visible share of the machine while
+// ingest runs flat out (docs/performance.md); 200 halves how often it runs
+// for twice the headroom over the live heap (tens of megabytes). Setting GOGC
 // (or GOMEMLIMIT with GOGC=off) overrides it.
 const defaultGCPercent = 200
 

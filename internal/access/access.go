@@ -1,6 +1,7 @@
 // Package access is the request's credential: who is calling (an API key's
-// project, a session's user, or nobody), the roles and permissions of
-// API-DECISIONS.md, and the one rule for reaching a project's data.
+// project, a session's user, or nobody), the roles and permissions
+// (docs/accounts.md "Projects and team"), and the one rule for reaching a
+// project's data (docs/api.md "Credentials").
 package access
 
 import (
@@ -12,7 +13,7 @@ import (
 	"github.com/llmcost/llmcost/internal/apierr"
 )
 
-// Permission names (API-DECISIONS.md "Credentials and project context").
+// Permission names (docs/accounts.md "Projects and team").
 type Permission string
 
 // The permissions a role can hold.

@@ -55,7 +55,7 @@ type RunOutcomes struct {
 	Runs, CostNano, Succeeded, Failed, SuccessCostNano, FailureCostNano int64
 }
 
-// Outcomes is the outcomes summary of SPEC.md: undeclared runs are
+// Outcomes is the outcomes summary of an agent's runs: undeclared runs are
 // unknown, not failed; success_rate is over declared runs.
 type Outcomes struct {
 	Runs, Succeeded, Failed, Unknown     int64

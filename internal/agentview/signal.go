@@ -1,7 +1,6 @@
 // Package agentview holds the pure calculations of the agent view and of
-// the optimisation suggestions (SPEC.md "Agent summary row", "Signal
-// kinds", "Optimisation suggestion"; API-DECISIONS.md "Agent summary and
-// detail", "Optimisations"). It reads no database: the store hands it sums.
+// the optimisation suggestions (docs/agent-view.md "Summary row",
+// "Signals", "Optimisations"). It reads no database: the store hands it sums.
 package agentview
 
 import (
@@ -64,7 +63,7 @@ type Signal struct {
 }
 
 // ChooseSignal returns the first signal that holds, in the order of
-// SPEC.md "Signal kinds".
+// docs/agent-view.md "Signals".
 func ChooseSignal(in SignalInput) Signal {
 	switch {
 	case in.Breaches > 0:

@@ -75,7 +75,7 @@ func traceID(n, i int, fresh bool) string {
 // path before guardrails), one judged by the alerts hook against five
 // guardrails with every limit, two tool tags and a budget, while the run
 // merger and the alert drain run as in the service. It prints the
-// overhead of judging (docs/guardrails.md, README).
+// overhead of judging (docs/performance.md).
 func BenchmarkIngestJudging(b *testing.B) {
 	for _, fresh := range []bool{true, false} {
 		name := "repeated-breaches"

@@ -10,9 +10,10 @@ import (
 	"github.com/llmcost/llmcost/internal/pricing"
 )
 
-// BreachPayload is the data of a guardrail.breach delivery (SPEC.md
-// "Events"). Limit and observed are USD for run_cost_over_limit, counts
-// otherwise; limit is null for tool and model kinds.
+// BreachPayload is the data of a guardrail.breach delivery
+// (docs/guardrails.md "Webhooks"). Limit and observed are USD for
+// run_cost_over_limit, counts otherwise; limit is null for tool and model
+// kinds.
 type BreachPayload struct {
 	ProjectID  string       `json:"project_id"`
 	AgentName  string       `json:"agent_name"`

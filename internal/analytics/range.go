@@ -15,7 +15,7 @@ import (
 // Range is a report's look-back: one of 1h, 24h, 7d, 30d, 90d.
 type Range string
 
-// The ranges of API-DECISIONS.md "Analytics: rules shared by every report".
+// The ranges every report takes (docs/analytics.md "Endpoints").
 const (
 	Range1h  Range = "1h"
 	Range24h Range = "24h"

@@ -10,7 +10,7 @@ import (
 	"time"
 )
 
-// Codes of the error envelope (API-DECISIONS.md "Errors").
+// Codes of the error envelope (docs/api.md "Errors").
 const (
 	BadRequest           = "bad_request"
 	ValidationFailed     = "validation_failed"

@@ -31,9 +31,9 @@ type Spec struct {
 	Agents, Users, Sessions, Workflows int
 }
 
-// Default is the dataset: 10 M calls over 90 days, 50 agents, 20
-// models, 1,000 users, 10,000 one-day sessions, 30 workflows, about a
-// million runs.
+// Default is the dataset the report targets are stated for: 10 M calls over
+// 90 days, 50 agents, 20 models, 1,000 users, 10,000 one-day sessions, 30
+// workflows, about a million runs.
 var Default = Spec{Seed: 20261122, Events: 10_000_000, Days: 90, Agents: 50, Users: 1000, Sessions: 10_000, Workflows: 30}
 
 // Key identifies the dataset a spec produces.

@@ -12,7 +12,7 @@ import (
 	"github.com/llmcost/llmcost/internal/pricing"
 )
 
-// Kind is a breach kind of SPEC.md.
+// Kind is a breach kind (docs/guardrails.md "Breach kinds").
 type Kind string
 
 // The five breach kinds.

@@ -14,7 +14,7 @@ import (
 	"github.com/llmcost/llmcost/internal/semconv"
 )
 
-// Limits bound one batch (API-DECISIONS.md "Ingest details").
+// Limits bound one batch (docs/api.md "Event ingest").
 type Limits struct {
 	MaxEvents        int
 	MaxOutcomes      int

@@ -1,7 +1,8 @@
 // Package ingest decodes and validates event batches and carries the
-// per-request result through the synchronous pipeline (ARCHITECTURE.md
-// invariant 2): the receiver puts a Result in the context, the processor
-// adds rejections, the exporter adds stored and duplicate counts.
+// per-request result through the synchronous pipeline, so that a batch's
+// answer carries counts only storage knows: the receiver puts a Result in
+// the context, the processor adds rejections, the exporter adds stored and
+// duplicate counts.
 package ingest
 
 import (

@@ -5,17 +5,16 @@ import (
 	"unicode/utf8"
 )
 
-// Decoding a 1,000-event batch took 17 ms of CPU (BenchmarkDecodeBatch),
-// most of it encoding/json called once per event for its members and once
-// more per member: on two cores that is a fifth of what ingest can spend.
-// Two fast paths give exactly what encoding/json gives for the common
-// shapes and fall back to it for everything else: scanObject splits a
-// valid object whose keys carry no escapes, plainString takes a string
-// without escapes. FuzzScanObject and TestPlainStringAsEncodingJSON hold
-// them to encoding/json's answers. Later, the batch's envelope
-// (decodeEnvelope), metadata already compact and reused member maps took
-// it from 10.8 ms, 53,000 allocations and 4.6 MB to 4.0 ms, 24,000
-// allocations and 0.8 MB per batch.
+// Decoding a batch with encoding/json alone calls it once per event for its
+// members and once more per member, a large share of what ingest can spend
+// on a small machine (BenchmarkDecodeBatch; docs/performance.md). Two fast
+// paths give exactly what encoding/json gives for the common shapes and fall
+// back to it for everything else: scanObject splits a valid object whose
+// keys carry no escapes, plainString takes a string without escapes.
+// FuzzScanObject and TestPlainStringAsEncodingJSON hold them to
+// encoding/json's answers. The batch's envelope (decodeEnvelope), metadata
+// kept as sent when already compact, and reused member maps save most of the
+// rest of the allocations.
 
 // scanObject splits msg, a JSON object, into its members as
 // json.Unmarshal into map[string]json.RawMessage does (a repeated key: the
@@ -30,9 +29,8 @@ func scanObject(msg []byte) (map[string]json.RawMessage, bool) {
 }
 
 // scanValid is scanObject for msg already known to be valid JSON: each
-// event of a batch, which the batch's decoder validated whole. Validating
-// it again took about 6 % of the decoding (BenchmarkDecodeBatch: 12.3,
-// 11.9, 14.3 ms → 11.7, 11.2, 13.3 ms per 1,000 events, alternating).
+// event of a batch, which the batch's decoder validated whole: validating
+// it again would be paid twice for nothing.
 func scanValid(msg []byte) (map[string]json.RawMessage, bool) {
 	fields := make(map[string]json.RawMessage, 24)
 	return fields, scanInto(msg, fields)

@@ -26,7 +26,7 @@ var knownEventFields = map[string]bool{
 	"streaming": true, "reasoning_tokens": true, "request_hash": true,
 }
 
-// Event validates one event (API-DECISIONS.md "Validation per event").
+// Event validates one event (docs/api.md "Event ingest").
 // msg must be valid JSON, as every element of a decoded batch is: its
 // syntax is not checked again.
 func (v *Validator) Event(msg json.RawMessage, lim Limits) (event.Event, *Rejection) {

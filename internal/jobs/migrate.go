@@ -26,6 +26,10 @@ func Migrate(log *zap.Logger) func(ctx context.Context, conn *pgx.Conn) error {
 		for {
 			var res *rivermigrate.MigrateResult
 			err := pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) (err error) {
+				// MigrateTx is deprecated because several migrations in one
+				// transaction can fail; MaxSteps 1 gives each its own, and
+				// Migrate would need a pool where this holds one locked conn.
+				//lint:ignore SA1019 each call applies one migration in its own transaction
 				res, err = m.MigrateTx(ctx, tx, rivermigrate.DirectionUp, &rivermigrate.MigrateOpts{MaxSteps: 1})
 				return err
 			})

@@ -15,7 +15,7 @@ import (
 // array parameter, some 39,000 elements a batch. pgx encodes an array
 // element by element through its generic plan (each element boxed in an
 // interface, checked for a nil driver.Valuer, its type looked up), which
-// took about 6 % of the machine during ingest (perf, 23 November). The two
+// showed in ingest's CPU profile (docs/performance.md). The two
 // element types most of those columns use, text and bigint, are encoded
 // here directly from []string and []int64, byte for byte what pgx's own
 // plan writes (TestFastArraysEncodeAsPgx); every other value goes to pgx's
@@ -24,8 +24,8 @@ import (
 // uuid[] from []string (project ids, in the ingest statement and every
 // statement of the run merger) had no binary plan in pgx at all: each
 // such parameter first failed in binary, with an error message that
-// quoted all its elements (%#v, about 1 % of the machine during ingest,
-// perf 2026-11-23), and was then sent as text for the server to parse.
+// quoted all its elements (%#v), and was then sent as text for the server
+// to parse.
 // It is now encoded in binary from the canonical form; any other form
 // fails the binary plan cheaply and still goes as text, as before.
 

@@ -41,8 +41,8 @@ type ComplianceData struct {
 // is judged the moment it is stored, as every report sees it (merge.go).
 // They share one snapshot and take the watermark as a parameter (the last
 // one), with custom plans: against a sub-select the planner guessed a
-// third of the events as the tail and read a month of them (600 ms at 10 M
-// events) instead of the BRIN index on tx.
+// third of the events as the tail and read a month of them instead of the
+// BRIN index on tx.
 const complianceUsageSQL = `SELECT agent_name, dim, key, bucket, sum(calls)::bigint, sum(cost_nano)::bigint FROM (
   SELECT agent_name, dim, key, bucket, calls, cost_nano FROM rollup_day
   WHERE project_id = $1 AND dim IN ('tool', 'model') AND agent_name = ANY($2) AND bucket >= $6 AND bucket < $7

@@ -114,9 +114,8 @@ func poolConfig(url string, maxConns int32) (*pgxpool.Config, error) {
 	cfg.ConnConfig.RuntimeParams["statement_timeout"] = "60s"
 	// No JIT compilation unless the URL asks for it (?jit=on): the reports'
 	// statements run for milliseconds, and at 90 days their estimated cost
-	// crosses jit_above_cost, where compiling took longer than the query
-	// (the cache report at 90d: 24.9 ms p50 with JIT, 14.2–15.3 without,
-	// at 10 M events).
+	// crosses jit_above_cost, where compiling takes longer than the query
+	// (docs/performance.md).
 	if _, set := cfg.ConnConfig.RuntimeParams["jit"]; !set {
 		cfg.ConnConfig.RuntimeParams["jit"] = "off"
 	}

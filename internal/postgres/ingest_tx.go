@@ -14,7 +14,7 @@ import (
 // insert statement (insert) and COMMIT with the statements a hook deferred
 // (WriteTx.later: the alert queue's row), so a batch takes two round
 // trips, judged or not, where it took three, and four or more with new
-// alerts (issue 11: judging must cost a batch a few percent). The saved
+// alerts (judging must cost a batch only a few percent). The saved
 // round trips alone measured within the noise (docs/guardrails.md
 // "Alerts"); what this buys is the queue's row riding with COMMIT.
 

@@ -61,11 +61,9 @@ const agentKeysUpsert = `, ak AS (
 
 // lastSeenMerge (after a leading comma) keeps when each agent last used
 // each tool and model (agent_last_seen, read by compliance with the tail's
-// calls). The ingest statement kept it until 2026-11-23: every batch then
+// calls). It is kept here, not in the ingest statement: there every batch
 // updated the same few dozen rows, a tenth or more of the write's time
-// (DB.Write of 1,000 calls, one batch at a time, three runs: medians of
-// 32.5–45.0 ms with it against 29.0–32.3 ms without), where one merge a
-// second updates each row once.
+// (docs/performance.md), where one merge a second updates each row once.
 var lastSeenMerge = `, ls AS (
   ` + lastSeenUpsert("src", "last_ts", "") + `
 )`
@@ -223,9 +221,8 @@ func merge(ctx context.Context, tx pgx.Tx, except *string, horizon, slice int64,
 // noSorts makes the planner hash the merge's groups: it guesses the groups
 // of the nine key columns as many as the rows, and sorted the tail (wide
 // rows) and then its expansion into dimensions to group them, where
-// hashing them took a quarter less (one day's 111,111 calls at 10 M
-// events: 1.37–1.43 s sorted, 1.05 s hashed; BenchmarkMergeSteady
-// 877–1,038 ms against 746–852 ms). A hash that outgrows work_mem spills
+// hashing them takes about a quarter less (BenchmarkMergeSteady;
+// docs/performance.md). A hash that outgrows work_mem spills
 // to disk (PostgreSQL 13 and later), so a large backlog still merges.
 // sortsAgain undoes it for the rest of the transaction.
 const noSorts, sortsAgain = `SET LOCAL enable_sort = off`, `SET LOCAL enable_sort = on`
@@ -245,8 +242,8 @@ func (db *DB) MergeHorizon(ctx context.Context) (int64, error) {
 }
 
 // MergedTo reports whether the merger's watermark has reached horizon (a
-// MergeHorizon). It reads one row, where TailEvents counts the tail: about
-// 70 ms a call while 100,000 calls wait, too much to poll with.
+// MergeHorizon). It reads one row, where TailEvents counts the tail, which
+// grows with the backlog: too much to poll with.
 func (db *DB) MergedTo(ctx context.Context, horizon int64) (bool, error) {
 	var watermark int64
 	err := db.Pool.QueryRow(ctx, `SELECT watermark FROM rollup_state`).Scan(&watermark)

@@ -12,8 +12,8 @@ import (
 // BenchmarkRateLimit is the per-request cost of counting a request: in
 // process memory, and shared through PostgreSQL (one keyed upsert); and of
 // counting a password-reset request in the shared rolling log (one upsert
-// of a row of at most 3 times, a refusal one more read). The README's
-// figures come from
+// of a row of at most 3 times, a refusal one more read). The figures in
+// docs/performance.md come from
 // go test -run '^$' -bench RateLimit -benchtime 5000x ./internal/postgres/
 func BenchmarkRateLimit(b *testing.B) {
 	ctx := context.Background()

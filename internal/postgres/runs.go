@@ -67,8 +67,7 @@ const runLockSQL = `SELECT count(pg_advisory_xact_lock(4242, h)) FROM (
 // runCallsSQL reads the stored calls of runs, each with its run's
 // position (from 1) in the arrays. Unordered: readRuns groups them by
 // position itself, where ORDER BY project_id::text, trace_id sorted a
-// chunk's 16,000-odd calls on disk (past work_mem), a third of the
-// statement (92 against 64 ms a chunk, EXPLAIN ANALYZE at 10 M events).
+// chunk's calls on disk (past work_mem), a third of the statement.
 const runCallsSQL = `SELECT u.i, e.event_id, e.agent_name, e.model, e.ts,
   coalesce(e.span_id, ''), coalesce(e.parent_span_id, ''), coalesce(e.workflow, ''), coalesce(e.step_name, ''),
   coalesce(e.tool_name, ''), coalesce(e.request_hash, ''), e.input_tokens, e.total_tokens, e.cost_nano,

@@ -11,12 +11,11 @@ import (
 // docs/analytics.md "Runs"). Refreshing them inside it (RefreshRuns: every
 // call of each run read again, the runs and their children replaced, each
 // touched (agent, day, workflow) key recomputed from all its runs) took
-// about 130 ms of a traced 1,000-call batch, four times the rest of the
-// transaction, and a project's batches queue behind each other's commit
-// (the month's spend row), so ingest of traced calls ran at a quarter of
-// raw COPY. The ingest statement now marks the runs it touched in
-// runs_pending, one row per run carrying the marked calls' share of the
-// run's guardrail totals, and:
+// several times as long as the rest of the transaction, and a project's
+// batches queue behind each other's commit (the month's spend row), so
+// ingest of traced calls ran at a fraction of raw COPY's rate. The ingest
+// statement now marks the runs it touched in runs_pending, one row per run
+// carrying the marked calls' share of the run's guardrail totals, and:
 //
 //   - the run merger (MergeRuns, every second after the rollup merger)
 //     refreshes the marked runs in chunks: a day key is recomputed once per

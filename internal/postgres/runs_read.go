@@ -96,10 +96,6 @@ type WorkflowSums struct {
 	Succeeded, Failed, SuccessCostNano, FailureCostNano int64
 }
 
-// workflowOrder sorts by cost descending, then workflow in byte order
-// (no workflow sorts as the empty name).
-const workflowOrder = `3 DESC, coalesce(r.workflow, '') COLLATE "C", r.workflow NULLS FIRST`
-
 // WorkflowRows reads the workflow rows of the runs in the window, with
 // their outcome counts.
 func (db *DB) WorkflowRows(ctx context.Context, q RunQuery) ([]WorkflowSums, error) {
@@ -155,9 +151,8 @@ func (db *DB) ToolRows(ctx context.Context, q RunQuery) ([]GroupSums, error) {
 // partial days look up their rows by key, where the planner would
 // otherwise hash the project's whole run_steps or run_tools table. One set
 // read instead (the edge runs in a CTE, their rows by trace_id = ANY(the
-// ids), hash-joined back for the workflow) was measured slower: 4.5 µs a
-// run warm against 2.5 µs, and it reads the same index leaf and heap
-// pages cold (docs/analytics.md, issue 10).
+// ids), hash-joined back for the workflow) was measured slower warm, and
+// it reads the same index leaf and heap pages cold (docs/performance.md).
 
 // groupRows reads step or tool sums: whole days from rollup, the edges from
 // the runs' per-run rows (table, column name); by workflow too when byWorkflow.

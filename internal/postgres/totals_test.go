@@ -106,11 +106,12 @@ func TestSumsAtTheProjectBound(t *testing.T) {
 	}
 }
 
-// TestUpgradeRepairsAPoisonedProject replays issue 28 on a database of
-// today's main: a call of 2^53−1 tokens stored with its cost clamped to the
-// largest int64, the month counter at that value. Migration 0026 moves the
-// call to events_refused and RepairBounds rebuilds what it touched; the
-// project ingests again and its reports hold only the good call.
+// TestUpgradeRepairsAPoisonedProject replays, on a database as llmcost wrote
+// it before the bounds, a call of 2^53−1 tokens stored with its cost clamped
+// to the largest int64, the month counter at that value. Migration 0026
+// moves the call to events_refused and RepairBounds rebuilds what it
+// touched; the project ingests again and its reports hold only the good
+// call.
 func TestUpgradeRepairsAPoisonedProject(t *testing.T) {
 	db := openDB(t)
 	p := newProject(t, db)

@@ -19,7 +19,7 @@ type Shape struct {
 	Usage Usage
 }
 
-// AgreementShapes are the four usage shapes of the issue: plain, cache
+// AgreementShapes are the four usage shapes checked: plain, cache
 // read, cache write, and a prompt over 200k tokens (some of it cached).
 var AgreementShapes = []Shape{
 	{"plain", Usage{Input: 12_345, Output: 678}},

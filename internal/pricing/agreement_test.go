@@ -95,7 +95,7 @@ func TestEstimatorAgreesWithIndependentCatalogues(t *testing.T) {
 		a := runs[ref]
 		t.Logf("  %s: %d of %d (%.2f%%)", ref, a.Agreeing, a.Calls, a.Percent())
 	}
-	// The measured figure (docs/pricing.md). It is below the 99%
+	// The measured figure (docs/pricing.md). It is below the 99% aimed at
 	// because the references carry errors (every difference above is one,
 	// explained; the July snapshot predates the price changes found since);
 	// the floor catches a change that adds agreeing calls no more.

@@ -64,7 +64,7 @@ func TestCallBounds(t *testing.T) {
 			t.Errorf("%s: %v does not wrap ErrBound", c.name, c.err)
 		}
 	}
-	// gpt-4o at 2^53-1 input tokens, the call: refused, not clamped.
+	// gpt-4o at 2^53-1 input tokens, the absurd call: refused, not clamped.
 	e := Entry{Base: Rates{Input: 2_500_000_000_000, Output: 10_000_000_000_000}}
 	b := e.Price(Usage{Input: 1<<53 - 1})
 	if b.Check() == nil {

@@ -82,7 +82,7 @@ var fuzzSeq atomic.Int64
 // agree with the stored calls, exactly.
 func FuzzExtremeNumbers(f *testing.F) {
 	for _, s := range [][5]string{
-		{"9007199254740991", "0", "0", "", ""}, // issue 28
+		{"9007199254740991", "0", "0", "", ""}, // 2^53−1 tokens
 		{"1000000000", "1000000000", "1000000000", "1000000", "1000000000"},
 		{"1000000001", "1", "0", "", ""},
 		{"1e9", "1E9", "0", "1e6", "0"},

@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-// The agent view (issue 12) is timed over 30d as well: its targets are
+// The agent view is timed over 30d as well: its targets are
 // stated at 30d (agents summary p95 ≤ 150 ms for 50 agents, one agent's
 // detail ≤ 250 ms); the optimisations read a fixed 30 days (≤ 500 ms).
 var agentViewRanges = []string{"24h", "7d", "30d", "90d"}

@@ -73,10 +73,10 @@ func measureIngestAndNaive(b *testing.B, ds *dataset) {
 }
 
 // ingestRepeats is how many times the ingest comparison runs. The ratio
-// swings with the host more than with the code: on one quiet morning (28
-// November) eighteen runs of the same binary gave 0.61–1.17 acknowledged,
-// COPY alone 19,810–46,105 events/s within minutes, so the medians and
-// ranges are printed, of five runs rather than three.
+// swings with the host more than with the code (the same binary's runs
+// within minutes spread by a factor of two, COPY alone too:
+// docs/performance.md), so the medians and ranges are printed, of five
+// runs rather than three.
 const ingestRepeats = 5
 
 // spread is the median and range of one figure over the runs.

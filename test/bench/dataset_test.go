@@ -2,7 +2,7 @@
 // seeded 10 M-event project on a private on-disk PostgreSQL, kept between
 // runs, the reports timed over HTTP against the real server, and ingest
 // with rollups measured beside raw COPY; and the sustained benchmark (make
-// bench-sustained, issue 27: sustained_test.go), which streams calls
+// bench-sustained: sustained_test.go), which streams calls
 // through HTTP with the mergers running. Nothing here runs in make test but
 // the unit tests of pure helpers (no database, well under a second).
 package bench

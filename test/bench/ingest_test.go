@@ -52,7 +52,7 @@ func measureIngest(b *testing.B, ds *dataset) ingestResult {
 	srv := startLLMCost(b, dbURL)
 	defer srv.stop()
 	projectID, key := srv.register(b)
-	// The calls of the dataset whatever this dataset's size: a
+	// The calls of the default dataset whatever this dataset's size: a
 	// smaller one spreads 100,000 calls over weeks, where the merger then
 	// upserts several times the rollup rows a day's calls need.
 	events := ingestEvents(benchdata.Default, projectID)
@@ -126,9 +126,8 @@ func settle(b *testing.B, ds *dataset) {
 // waitMerged polls until the server's merger (every second) has moved the
 // watermark to the merge horizon taken when it was called (every batch,
 // acknowledged by then, below it), then checks that none of the project's
-// events is left in the tail. Counting the tail instead cost about 70 ms a
-// poll while it was large (pg_stat_statements), on the cores the merger was
-// being timed on.
+// events is left in the tail. Counting the tail at every poll would cost
+// time that grows with the tail, on the cores the merger is being timed on.
 func waitMerged(b *testing.B, db *postgres.DB, projectID string) {
 	ctx := context.Background()
 	horizon, err := db.MergeHorizon(ctx)

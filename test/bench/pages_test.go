@@ -16,7 +16,7 @@ import (
 	"github.com/llmcost/llmcost/internal/postgres"
 )
 
-// dashPages are the dashboard's pages (issue 15: each renders in at most
+// dashPages are the dashboard's pages (target: each renders in at most
 // 300 ms of server time at 10 M events), timed on the seeded project over
 // every range with a browser's session cookie: the page reads its reports
 // in process, renders and sends the HTML.

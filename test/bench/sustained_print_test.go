@@ -18,14 +18,14 @@ func (o *mdOut) printf(format string, a ...any) {
 	o.buf.WriteString(s)
 }
 
-// Targets of issue 27's check.
+// Targets of the sustained check.
 const (
 	targetMergedRate  = 5000 // calls/s acknowledged until merged
 	targetMergedRatio = 0.3  // of raw COPY
 	targetBudgetP99   = 5 * time.Millisecond
 )
 
-// reportTarget is a report's p95 target in ms (README, "Benchmarks"): the
+// reportTarget is a report's p95 target in ms (docs/performance.md): the
 // spend reports' ≤ 50 ms, the run reports' ≤ 150 ms (distribution and
 // repeated work ≤ 300 ms), the agents summary's ≤ 150 ms at 30d. They are
 // stated at 90d (the summary's at 30d), the widest window; the shorter

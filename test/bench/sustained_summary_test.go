@@ -1,6 +1,6 @@
 package bench
 
-// printSummary lists issue 27's checks with their verdicts, ahead of the
+// printSummary lists the sustained checks with their verdicts, ahead of the
 // tables they come from, so a run is judged at a glance.
 func (r *sustainedRun) printSummary(o *mdOut) {
 	o.printf("\n| Check (issue 27) | Result | Verdict |\n|---|---|---|\n")

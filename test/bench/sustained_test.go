@@ -22,7 +22,8 @@ import (
 // Knobs of make bench-sustained, all optional.
 const (
 	// envSustainedEvents is how many calls project A streams (default
-	// 10,000,000, the issue's check; 200000 makes a run of a few minutes).
+	// 10,000,000, the size the targets are stated for; 200000 makes a run of
+	// a few minutes).
 	envSustainedEvents = "LLMCOST_BENCH_SUSTAINED_EVENTS"
 	// envSustainedClients is how many clients stream them (default 4).
 	envSustainedClients = "LLMCOST_BENCH_SUSTAINED_CLIENTS"
@@ -137,7 +138,7 @@ func processCPU() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-// BenchmarkSustained is make bench-sustained (issue 27): project A streams
+// BenchmarkSustained is make bench-sustained: project A streams
 // LLMCOST_BENCH_SUSTAINED_EVENTS calls of the default dataset through
 // POST /v1/events/batch from concurrent clients, as fast as the server
 // acknowledges them, while the mergers run as in production; meanwhile

@@ -63,7 +63,7 @@ func TestRetryAfter(t *testing.T) {
 	}
 }
 
-// TestReportTarget: every report timed has the README's target.
+// TestReportTarget: every report timed has its target (docs/performance.md).
 func TestReportTarget(t *testing.T) {
 	for name, want := range map[string]time.Duration{"overview": 50 * time.Millisecond, "by/tool": 50 * time.Millisecond,
 		"workflows/steps": 150 * time.Millisecond, "traces": 150 * time.Millisecond,

@@ -22,7 +22,7 @@ func claudeOTLP(at time.Time, inputs ...string) []byte {
 "scopeLogs":[{"scope":{"name":"com.anthropic.claude_code.events"},"logRecords":[` + strings.Join(recs, ",") + `]}]}]}`)
 }
 
-// TestOneAbsurdCallDoesNotStopItsProject is issue 28 against the binary:
+// TestOneAbsurdCallDoesNotStopItsProject checks the bounds against the binary:
 // a call of 2^53−1 input tokens on gpt-4o, and one with a cost of ten
 // billion dollars, are rejected with the field and the bound named, the
 // calls beside them are stored, the next metered batch is stored, and the

@@ -21,8 +21,8 @@ import (
 const benchPollers = 50
 
 // pollShapes are the two ways the 50 pollers are run: each polling once a
-// second, as a dashboard does (enforcement points poll every 15–60 s,
-// SPEC.md), their starts spread evenly over the second; and back to back,
+// second, as a dashboard does (enforcement points poll every 15–60 s),
+// their starts spread evenly over the second; and back to back,
 // each sending its next request as soon as the last is answered, so that
 // 50 requests are always in flight (a throughput test).
 var pollShapes = []struct {

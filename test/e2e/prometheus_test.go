@@ -32,8 +32,8 @@ func prometheusBinary(t *testing.T) string {
 	return p
 }
 
-// A real Prometheus scrapes /v1/metrics with the project's key as the
-// README's scrape job does, and the values it stored are the analytics
+// A real Prometheus scrapes /v1/metrics with the project's key as the scrape
+// job of docs/guardrails.md does, and the values it stored are the analytics
 // overview's.
 func TestPrometheusScrapesMetrics(t *testing.T) {
 	bin := prometheusBinary(t)

@@ -76,7 +76,7 @@ func TestTeamWalk(t *testing.T) {
 	}
 
 	// Isolation: another project's resources are 404 to a session and 403
-	// to its key (issue 28), viewer writes 403, anonymous 401.
+	// to its key, viewer writes 403, anonymous 401.
 	a.call("GET", base, x.Access, nil, http.StatusNotFound)
 	a.call("GET", base, x.Key, nil, http.StatusForbidden)
 	a.call("PATCH", base, x.Access, map[string]string{"name": "mine"}, http.StatusNotFound)

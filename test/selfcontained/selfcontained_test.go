@@ -12,11 +12,13 @@ import (
 )
 
 // outside matches a path that climbs out of the repository to the sibling
-// folder the project's contract and fixtures once lived in. It is spelt so
-// that this file does not match itself; the last two catch path elements
-// given one by one to filepath.Join.
+// folder the project's contract and fixtures once lived in, or names one of
+// the contract's documents that are not in the repository (docs/api.md
+// states the contract). It is spelt so that this file does not match
+// itself; the path elements catch names given one by one to filepath.Join.
 var outside = regexp.MustCompile("\\.\\./shared\\b|shared/fixture[s]|\x60shared/\x60|" +
-	`"\.\.",\s*"shared"|"shared",\s*"fixtures"`)
+	`"\.\.",\s*"shared"|"shared",\s*"fixtures"|` +
+	`\bSPEC[.]md|API-DECISION[S]|\bARCHITECTURE[.]md`)
 
 // checked says which files a fresh clone runs or shows a reader.
 func checked(rel string) bool {

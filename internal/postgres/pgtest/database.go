@@ -68,8 +68,8 @@ func createDatabase(ctx context.Context, admin, ident string, fileCopy bool) err
 	return adminExec(ctx, admin, sql)
 }
 
-// idleAdmin keeps a few admin connections: starting a backend costs 20-30 ms
-// on a small machine, as much as creating the database itself.
+// idleAdmin keeps a few admin connections: starting a backend costs about
+// as much as creating the database itself.
 var idleAdmin = make(chan *pgx.Conn, 4)
 
 // adminExec runs one statement on an admin connection. A pooled connection
