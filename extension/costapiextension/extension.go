@@ -121,6 +121,13 @@ func (e *Extension) Start(ctx context.Context, host component.Host) error {
 		return e.abort(err)
 	}
 
+	keys, err := e.cfg.Reconciliation.keys()
+	if err != nil {
+		return e.abort(fmt.Errorf("reconciliation.secret_key: %w", err))
+	}
+	if keys == nil {
+		log.Info("no LLMCOST_SECRET_KEY: provider connections cannot be stored (connecting answers 501)")
+	}
 	limiter := e.limiter()
 	// The hourly mail limits are kept where the request counts are.
 	var mailLimits ratelimit.EventLog = db
@@ -137,6 +144,7 @@ func (e *Extension) Start(ctx context.Context, host component.Host) error {
 		// A tenth of the write timeout is left to write the 503.
 		RequestTimeout: e.cfg.HTTP.WriteTimeout - e.cfg.HTTP.WriteTimeout/10,
 		Backlog:        e.backlog,
+		Keys:           keys,
 	})
 	return e.listen(ctx, host)
 }

@@ -1,0 +1,119 @@
+package postgres
+
+import (
+	"context"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/llmcost/llmcost/internal/providers"
+)
+
+// ProviderDay is one fetched day of one connection.
+type ProviderDay struct {
+	Provider  string
+	Day       time.Time
+	FetchedAt time.Time
+	Costs     bool
+}
+
+// ProviderUsageRow is a stored usage row with its provider.
+type ProviderUsageRow struct {
+	Provider string
+	providers.Usage
+}
+
+// ProviderCostRow is a stored cost row with its provider.
+type ProviderCostRow struct {
+	Provider string
+	providers.Cost
+}
+
+// ProviderReports are the fetched reports of a project's connections for
+// the days [from, to).
+type ProviderReports struct {
+	Days  []ProviderDay
+	Usage []ProviderUsageRow
+	Costs []ProviderCostRow
+}
+
+// ProviderReports reads what the syncs stored for the days [from, to).
+func (db *DB) ProviderReports(ctx context.Context, projectID string, from, to time.Time) (ProviderReports, error) {
+	var out ProviderReports
+	err := pgx.BeginTxFunc(ctx, db.Pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly},
+		func(tx pgx.Tx) error {
+			rows, err := tx.Query(ctx, `SELECT provider, day::timestamptz, fetched_at, costs FROM provider_days
+WHERE project_id = $1 AND day >= $2::date AND day < $3::date ORDER BY day, provider`, projectID, from, to)
+			if err != nil {
+				return err
+			}
+			if out.Days, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (ProviderDay, error) {
+				var d ProviderDay
+				return d, r.Scan(&d.Provider, &d.Day, &d.FetchedAt, &d.Costs)
+			}); err != nil {
+				return err
+			}
+			rows, err = tx.Query(ctx, `SELECT provider, day::timestamptz, model, service_tier, input_tokens, cache_read,
+    cache_write_5m, cache_write_1h, output_tokens, requests FROM provider_usage
+WHERE project_id = $1 AND day >= $2::date AND day < $3::date`, projectID, from, to)
+			if err != nil {
+				return err
+			}
+			if out.Usage, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (ProviderUsageRow, error) {
+				var u ProviderUsageRow
+				t := &u.Tokens
+				return u, r.Scan(&u.Provider, &u.Day, &u.Model, &u.Tier, &t.Input, &t.CacheRead, &t.CacheWrite5m,
+					&t.CacheWrite1h, &t.Output, &u.Requests)
+			}); err != nil {
+				return err
+			}
+			rows, err = tx.Query(ctx, `SELECT provider, day::timestamptz, model, token_class, service_tier, cost_nano
+FROM provider_costs WHERE project_id = $1 AND day >= $2::date AND day < $3::date`, projectID, from, to)
+			if err != nil {
+				return err
+			}
+			out.Costs, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (ProviderCostRow, error) {
+				var c ProviderCostRow
+				return c, r.Scan(&c.Provider, &c.Day, &c.Model, &c.Class, &c.Tier, &c.Nano)
+			})
+			return err
+		})
+	return out, translate(err, "provider reports")
+}
+
+// CallDay is llmcost's own record of one model's calls on one UTC day:
+// tokens by class (input is the uncached prompt), cost, and how many
+// calls it could not price. Subscription marks flat-plan calls, which
+// reconciliation keeps out of the comparison.
+type CallDay struct {
+	Day           time.Time
+	Model         string
+	Subscription  bool
+	Tokens        providers.Tokens
+	CostNano      int64
+	Calls         int64
+	UnpricedCalls int64
+}
+
+// CallDays sums the project's calls of [from, to) by UTC day, model and
+// billing. It reads the raw calls (the rollups do not keep the token
+// classes apart), over the project's time index.
+func (db *DB) CallDays(ctx context.Context, projectID string, from, to time.Time) ([]CallDay, error) {
+	rows, err := db.Pool.Query(ctx, `SELECT date_trunc('day', ts AT TIME ZONE 'UTC') AT TIME ZONE 'UTC', model,
+    billing = 'subscription',
+    sum(greatest(input_tokens - cached_tokens - cache_write_tokens - cache_write_1h_tokens, 0))::bigint,
+    sum(cached_tokens)::bigint, sum(cache_write_tokens)::bigint, sum(cache_write_1h_tokens)::bigint,
+    sum(output_tokens)::bigint, sum(cost_nano)::bigint, count(*), count(*) FILTER (WHERE NOT priced)
+FROM events WHERE project_id = $1 AND ts >= $2 AND ts < $3
+GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`, projectID, from, to)
+	if err != nil {
+		return nil, translate(err, "calls")
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (CallDay, error) {
+		var c CallDay
+		t := &c.Tokens
+		return c, r.Scan(&c.Day, &c.Model, &c.Subscription, &t.Input, &t.CacheRead, &t.CacheWrite5m, &t.CacheWrite1h,
+			&t.Output, &c.CostNano, &c.Calls, &c.UnpricedCalls)
+	})
+	return out, translate(err, "calls")
+}
