@@ -7,6 +7,7 @@ import (
 
 	"go.opentelemetry.io/collector/config/configopaque"
 
+	"github.com/llmcost/llmcost/internal/jobs"
 	"github.com/llmcost/llmcost/internal/providers"
 	"github.com/llmcost/llmcost/internal/secretbox"
 )
@@ -64,4 +65,20 @@ func (c ReconciliationConfig) keys() (*secretbox.Box, error) {
 		return nil, nil
 	}
 	return secretbox.New(string(c.SecretKey))
+}
+
+// providerSync is the reconciliation sync over the store, with clients of
+// the configured origins.
+func (e *Extension) providerSync() (*jobs.ProviderSync, error) {
+	r := e.cfg.Reconciliation
+	client, err := providers.NewHTTPClient(r.ProviderCAFile)
+	if err != nil {
+		return nil, fmt.Errorf("reconciliation.provider_ca_file: %w", err)
+	}
+	ua := "llmcost/" + e.set.BuildInfo.Version + " (reconciliation)"
+	return &jobs.ProviderSync{DB: e.db, Keys: e.keys, Interval: r.SyncInterval, Log: e.set.Logger, Now: time.Now,
+		Clients: map[string]providers.Client{
+			providers.Anthropic: providers.NewAnthropic(providers.Options{BaseURL: r.AnthropicAPIURL, HTTP: client, UserAgent: ua}),
+			providers.OpenAI:    providers.NewOpenAI(providers.Options{BaseURL: r.OpenAIAPIURL, HTTP: client, UserAgent: ua}),
+		}}, nil
 }

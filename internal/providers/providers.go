@@ -137,3 +137,6 @@ func Day(t time.Time) time.Time {
 	t = t.UTC()
 	return time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC)
 }
+
+// AsError finds the *Error in err's chain.
+func AsError(err error, e **Error) bool { return errors.As(err, e) }
