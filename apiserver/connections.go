@@ -194,3 +194,5 @@ func (s *Server) syncConnection(w http.ResponseWriter, r *http.Request) error {
 	}
 	return ok(w, http.StatusAccepted, connectionJSON(c, s.Now()))
 }
+
+func jsonPercent(bp int) json.Number { return json.Number(reconcile.FormatBasisPoints(bp)) }

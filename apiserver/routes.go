@@ -110,6 +110,8 @@ func (s *Server) originRoutes() []route {
 		put("/v1/projects/{project_id}/connections/{provider}", memberWith(access.EditProject), s.putConnection),
 		del("/v1/projects/{project_id}/connections/{provider}", memberWith(access.EditProject), s.deleteConnection),
 		post("/v1/projects/{project_id}/connections/{provider}/sync", memberWith(access.EditProject), s.syncConnection),
+		get("/v1/reconciliation", projectParam(access.ViewAnalytics), read(s.reconciliationReport)),
+		get("/v1/reconciliation/summary", projectParam(access.ViewAnalytics), read(s.reconciliationSummary)),
 		get("/v1/notifications", session, read(s.listNotifications)),
 		post("/v1/notifications/{notification_id}/read", session, s.readNotification),
 		get("/v1/metrics", projectParam(access.ViewAnalytics), s.metrics),

@@ -6,35 +6,15 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/llmcost/llmcost/internal/providers"
+	"github.com/llmcost/llmcost/internal/reconcile"
 )
-
-// ProviderDay is one fetched day of one connection.
-type ProviderDay struct {
-	Provider  string
-	Day       time.Time
-	FetchedAt time.Time
-	Costs     bool
-}
-
-// ProviderUsageRow is a stored usage row with its provider.
-type ProviderUsageRow struct {
-	Provider string
-	providers.Usage
-}
-
-// ProviderCostRow is a stored cost row with its provider.
-type ProviderCostRow struct {
-	Provider string
-	providers.Cost
-}
 
 // ProviderReports are the fetched reports of a project's connections for
 // the days [from, to).
 type ProviderReports struct {
-	Days  []ProviderDay
-	Usage []ProviderUsageRow
-	Costs []ProviderCostRow
+	Days  []reconcile.FetchedDay
+	Usage []reconcile.ProviderUsage
+	Costs []reconcile.ProviderCost
 }
 
 // ProviderReports reads what the syncs stored for the days [from, to).
@@ -47,8 +27,8 @@ WHERE project_id = $1 AND day >= $2::date AND day < $3::date ORDER BY day, provi
 			if err != nil {
 				return err
 			}
-			if out.Days, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (ProviderDay, error) {
-				var d ProviderDay
+			if out.Days, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (reconcile.FetchedDay, error) {
+				var d reconcile.FetchedDay
 				return d, r.Scan(&d.Provider, &d.Day, &d.FetchedAt, &d.Costs)
 			}); err != nil {
 				return err
@@ -59,8 +39,8 @@ WHERE project_id = $1 AND day >= $2::date AND day < $3::date`, projectID, from, 
 			if err != nil {
 				return err
 			}
-			if out.Usage, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (ProviderUsageRow, error) {
-				var u ProviderUsageRow
+			if out.Usage, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (reconcile.ProviderUsage, error) {
+				var u reconcile.ProviderUsage
 				t := &u.Tokens
 				return u, r.Scan(&u.Provider, &u.Day, &u.Model, &u.Tier, &t.Input, &t.CacheRead, &t.CacheWrite5m,
 					&t.CacheWrite1h, &t.Output, &u.Requests)
@@ -72,8 +52,8 @@ FROM provider_costs WHERE project_id = $1 AND day >= $2::date AND day < $3::date
 			if err != nil {
 				return err
 			}
-			out.Costs, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (ProviderCostRow, error) {
-				var c ProviderCostRow
+			out.Costs, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (reconcile.ProviderCost, error) {
+				var c reconcile.ProviderCost
 				return c, r.Scan(&c.Provider, &c.Day, &c.Model, &c.Class, &c.Tier, &c.Nano)
 			})
 			return err
@@ -81,24 +61,10 @@ FROM provider_costs WHERE project_id = $1 AND day >= $2::date AND day < $3::date
 	return out, translate(err, "provider reports")
 }
 
-// CallDay is llmcost's own record of one model's calls on one UTC day:
-// tokens by class (input is the uncached prompt), cost, and how many
-// calls it could not price. Subscription marks flat-plan calls, which
-// reconciliation keeps out of the comparison.
-type CallDay struct {
-	Day           time.Time
-	Model         string
-	Subscription  bool
-	Tokens        providers.Tokens
-	CostNano      int64
-	Calls         int64
-	UnpricedCalls int64
-}
-
 // CallDays sums the project's calls of [from, to) by UTC day, model and
 // billing. It reads the raw calls (the rollups do not keep the token
 // classes apart), over the project's time index.
-func (db *DB) CallDays(ctx context.Context, projectID string, from, to time.Time) ([]CallDay, error) {
+func (db *DB) CallDays(ctx context.Context, projectID string, from, to time.Time) ([]reconcile.CallDay, error) {
 	rows, err := db.Pool.Query(ctx, `SELECT date_trunc('day', ts AT TIME ZONE 'UTC') AT TIME ZONE 'UTC', model,
     billing = 'subscription',
     sum(greatest(input_tokens - cached_tokens - cache_write_tokens - cache_write_1h_tokens, 0))::bigint,
@@ -109,8 +75,8 @@ GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`, projectID, from, to)
 	if err != nil {
 		return nil, translate(err, "calls")
 	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (CallDay, error) {
-		var c CallDay
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (reconcile.CallDay, error) {
+		var c reconcile.CallDay
 		t := &c.Tokens
 		return c, r.Scan(&c.Day, &c.Model, &c.Subscription, &t.Input, &t.CacheRead, &t.CacheWrite5m, &t.CacheWrite1h,
 			&t.Output, &c.CostNano, &c.Calls, &c.UnpricedCalls)
