@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -189,11 +190,17 @@ func providerMessage(body []byte) string {
 			Message string `json:"message"`
 		} `json:"error"`
 	}
+	msg := strings.TrimSpace(string(body))
 	if json.Unmarshal(body, &env) == nil && env.Error.Message != "" {
-		return truncate(env.Error.Message)
+		msg = env.Error.Message
 	}
-	return truncate(strings.TrimSpace(string(body)))
+	return truncate(keyLike.ReplaceAllString(msg, "[key]"))
 }
+
+// keyLike matches a key as a provider may quote it in an error message
+// (OpenAI quotes a masked key): the message is stored and shown, the key
+// in any form is not.
+var keyLike = regexp.MustCompile(`sk-[A-Za-z0-9_*\-.]{4,}`)
 
 func truncate(s string) string {
 	if len(s) > 300 {

@@ -178,3 +178,51 @@ func TestOpenAIFetch(t *testing.T) {
 		}
 	}
 }
+
+func TestProviderMessagesHideKeys(t *testing.T) {
+	fake := providerstest.NewOpenAI(t, oaiKey)
+	fake.SetKey("sk-admin-another")
+	c := providers.NewOpenAI(providers.Options{BaseURL: fake.URL(), HTTP: fake.Client()})
+	_, err := c.Fetch(context.Background(), "sk-admin-****ABCD", providers.Scope{}, d(0), d(1))
+	if err == nil || strings.Contains(err.Error(), "sk-") {
+		t.Fatalf("error %v", err)
+	}
+}
+
+// The fakes refuse what the real APIs refuse: a client that forgot a
+// header or a required parameter fails its tests.
+func TestFakesAreStrict(t *testing.T) {
+	ant := providerstest.NewAnthropic(t, antKey)
+	oai := providerstest.NewOpenAI(t, oaiKey)
+	cases := []struct {
+		url    string
+		header map[string]string
+		want   int
+	}{
+		{ant.URL() + "/v1/organizations/usage_report/messages?starting_at=2026-10-01T00:00:00Z", map[string]string{"x-api-key": antKey}, 400},
+		{ant.URL() + "/v1/organizations/usage_report/messages?starting_at=2026-10-01T00:00:00Z", map[string]string{"anthropic-version": "2023-06-01"}, 401},
+		{ant.URL() + "/v1/organizations/cost_report", map[string]string{"x-api-key": antKey, "anthropic-version": "2023-06-01"}, 400},
+		{ant.URL() + "/v1/organizations/cost_report?starting_at=2026-10-01T00:00:00Z&limit=32", map[string]string{"x-api-key": antKey, "anthropic-version": "2023-06-01"}, 400},
+		{ant.URL() + "/v1/organizations/cost_report?starting_at=2026-10-01T00:00:00Z&page=forged", map[string]string{"x-api-key": antKey, "anthropic-version": "2023-06-01"}, 400},
+		{ant.URL() + "/v1/organizations/cost_report?starting_at=2026-10-01T00:00:00Z&group_by[]=model", map[string]string{"x-api-key": antKey, "anthropic-version": "2023-06-01"}, 400},
+		{oai.URL() + "/v1/organization/costs?start_time=1759276800", map[string]string{"x-api-key": oaiKey}, 401},
+		{oai.URL() + "/v1/organization/costs", map[string]string{"Authorization": "Bearer " + oaiKey}, 400},
+		{oai.URL() + "/v1/organization/usage/completions?start_time=1759276800&limit=32", map[string]string{"Authorization": "Bearer " + oaiKey}, 400},
+		{oai.URL() + "/v1/organization/usage/completions?start_time=1759276800&group_by=workspace_id", map[string]string{"Authorization": "Bearer " + oaiKey}, 400},
+		{oai.URL() + "/v1/organization/usage/completions?start_time=1759276800&end_time=1759363200", map[string]string{"Authorization": "Bearer " + oaiKey}, 200},
+	}
+	for _, c := range cases {
+		req, _ := http.NewRequest("GET", c.url, nil)
+		for k, v := range c.header {
+			req.Header.Set(k, v)
+		}
+		res, err := ant.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != c.want {
+			t.Errorf("%s: %d, want %d", c.url, res.StatusCode, c.want)
+		}
+	}
+}
