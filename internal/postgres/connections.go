@@ -55,8 +55,12 @@ const connectionColumns = `c.project_id, c.provider, c.key_sealed, c.key_hint, c
     c.api_key_ids, c.backfill_days, c.tolerance_bp, c.created_at, c.updated_at, c.sync_status, c.last_sync_at,
     c.last_sync_error, c.failures, c.next_attempt_at,
     EXISTS (SELECT 1 FROM provider_days d WHERE d.project_id = c.project_id AND d.provider = c.provider),
-    (SELECT min(day)::timestamptz FROM provider_days d WHERE d.project_id = c.project_id AND d.provider = c.provider
-        AND d.fetched_at < d.day + interval '1 day' + make_interval(secs => $%d))`
+    (SELECT min(day)::timestamp AT TIME ZONE 'UTC' FROM provider_days d
+     WHERE d.project_id = c.project_id AND d.provider = c.provider
+        AND d.fetched_at < (d.day + 1)::timestamp AT TIME ZONE 'UTC' + make_interval(secs => $%d))`
+
+// Days are UTC days: every conversion between a day and an instant names
+// UTC, so the session's time zone never shifts one.
 
 func scanConnection(row pgx.Row) (Connection, error) {
 	var c Connection

@@ -7,6 +7,7 @@ import (
 
 	"github.com/llmcost/llmcost/internal/apierr"
 	"github.com/llmcost/llmcost/internal/postgres"
+	"github.com/llmcost/llmcost/internal/postgres/pgtest"
 	"github.com/llmcost/llmcost/internal/providers"
 )
 
@@ -15,8 +16,22 @@ func connection(project string) postgres.Connection {
 		WorkspaceIDs: []string{"wrkspc_a"}, BackfillDays: 30, ToleranceBP: 200}
 }
 
+// The session runs in a time zone far from UTC: a day must stay the UTC
+// day it was stored as.
 func TestConnectionSyncStore(t *testing.T) {
-	db, ctx := openDB(t), context.Background()
+	ctx := context.Background()
+	db, err := postgres.Open(ctx, pgtest.NewDatabase(t)+"&timezone=Pacific/Kiritimati", 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(db.Close)
+	if _, err := db.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var tz string
+	if err := db.Pool.QueryRow(ctx, `SHOW TimeZone`).Scan(&tz); err != nil || tz != "Pacific/Kiritimati" {
+		t.Fatalf("session time zone %q, %v", tz, err)
+	}
 	project := newProject(t, db)
 	if created, err := db.PutConnection(ctx, connection(project)); err != nil || !created {
 		t.Fatalf("put: %v %v", created, err)

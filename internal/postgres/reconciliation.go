@@ -22,7 +22,7 @@ func (db *DB) ProviderReports(ctx context.Context, projectID string, from, to ti
 	var out ProviderReports
 	err := pgx.BeginTxFunc(ctx, db.Pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly},
 		func(tx pgx.Tx) error {
-			rows, err := tx.Query(ctx, `SELECT provider, day::timestamptz, fetched_at, costs FROM provider_days
+			rows, err := tx.Query(ctx, `SELECT provider, day::timestamp AT TIME ZONE 'UTC', fetched_at, costs FROM provider_days
 WHERE project_id = $1 AND day >= $2::date AND day < $3::date ORDER BY day, provider`, projectID, from, to)
 			if err != nil {
 				return err
@@ -33,7 +33,7 @@ WHERE project_id = $1 AND day >= $2::date AND day < $3::date ORDER BY day, provi
 			}); err != nil {
 				return err
 			}
-			rows, err = tx.Query(ctx, `SELECT provider, day::timestamptz, model, service_tier, input_tokens, cache_read,
+			rows, err = tx.Query(ctx, `SELECT provider, day::timestamp AT TIME ZONE 'UTC', model, service_tier, input_tokens, cache_read,
     cache_write_5m, cache_write_1h, output_tokens, requests FROM provider_usage
 WHERE project_id = $1 AND day >= $2::date AND day < $3::date`, projectID, from, to)
 			if err != nil {
@@ -47,7 +47,7 @@ WHERE project_id = $1 AND day >= $2::date AND day < $3::date`, projectID, from, 
 			}); err != nil {
 				return err
 			}
-			rows, err = tx.Query(ctx, `SELECT provider, day::timestamptz, model, token_class, service_tier, cost_nano
+			rows, err = tx.Query(ctx, `SELECT provider, day::timestamp AT TIME ZONE 'UTC', model, token_class, service_tier, cost_nano
 FROM provider_costs WHERE project_id = $1 AND day >= $2::date AND day < $3::date`, projectID, from, to)
 			if err != nil {
 				return err
