@@ -77,6 +77,7 @@ func (e *Extension) providerSync() (*jobs.ProviderSync, error) {
 	}
 	ua := "llmcost/" + e.set.BuildInfo.Version + " (reconciliation)"
 	return &jobs.ProviderSync{DB: e.db, Keys: e.keys, Interval: r.SyncInterval, Log: e.set.Logger, Now: time.Now,
+		Catalogue: e.Catalogue,
 		Clients: map[string]providers.Client{
 			providers.Anthropic: providers.NewAnthropic(providers.Options{BaseURL: r.AnthropicAPIURL, HTTP: client, UserAgent: ua}),
 			providers.OpenAI:    providers.NewOpenAI(providers.Options{BaseURL: r.OpenAIAPIURL, HTTP: client, UserAgent: ua}),

@@ -10,6 +10,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/llmcost/llmcost/internal/postgres"
+	"github.com/llmcost/llmcost/internal/pricing"
 	"github.com/llmcost/llmcost/internal/providers"
 	"github.com/llmcost/llmcost/internal/reconcile"
 	"github.com/llmcost/llmcost/internal/secretbox"
@@ -46,6 +47,9 @@ type ProviderSync struct {
 	Interval time.Duration
 	Log      *zap.Logger
 	Now      func() time.Time
+	// Catalogue is the price catalogue in force (the built-in one when
+	// nil), for the drift check's rates.
+	Catalogue func() *pricing.Catalogue
 }
 
 // RunDue syncs the connections due now; it returns how many it took.
@@ -104,7 +108,15 @@ func (p *ProviderSync) syncOne(ctx context.Context, c postgres.Connection) error
 	if err == nil {
 		log.Info("provider reports synced", zap.Time("from", from), zap.Time("to", to),
 			zap.Int("usage_rows", len(rep.Usage)), zap.Int("cost_rows", len(rep.Costs)))
-		return p.DB.StoreSync(ctx, c, rep, now, now.Add(p.Interval))
+		if err := p.DB.StoreSync(ctx, c, rep, now, now.Add(p.Interval)); err != nil {
+			return err
+		}
+		// The figures are stored whatever the drift check finds; a check
+		// that fails runs again with the next sync.
+		if err := p.checkDrift(ctx, c, from, to, now); err != nil {
+			log.Warn("reconciliation drift check failed", zap.Error(err))
+		}
+		return nil
 	}
 	if providers.KindOf(err) == providers.KindAuth {
 		log.Warn("provider refused the admin key", zap.Error(err))

@@ -78,3 +78,14 @@ CREATE TABLE provider_days (
     PRIMARY KEY (project_id, provider, day),
     FOREIGN KEY (project_id, provider) REFERENCES provider_connections ON DELETE CASCADE
 );
+
+-- A month whose drift passed a connection's tolerance is alerted once (a
+-- signed reconciliation.drift delivery, a notice to owners and admins),
+-- whichever instance's sync saw it first.
+CREATE TABLE reconciliation_alerts (
+    project_id  uuid NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+    provider    text NOT NULL,
+    month       date NOT NULL,
+    sent_at     timestamptz NOT NULL DEFAULT now(),
+    PRIMARY KEY (project_id, provider, month)
+);
