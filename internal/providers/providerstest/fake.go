@@ -10,9 +10,12 @@ package providerstest
 import (
 	"encoding/base64"
 	"encoding/json"
+	"encoding/pem"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -80,6 +83,18 @@ func (s *Server) Client() *http.Client {
 	c := s.srv.Client()
 	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	return c
+}
+
+// CertFile writes the fake's certificate as PEM to a file in the test's
+// temporary directory and returns its path: a process under test trusts
+// the fake through its extra-CA setting, as it would an egress proxy.
+func (s *Server) CertFile() string {
+	path := filepath.Join(s.t.TempDir(), "provider-ca.pem")
+	block := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: s.srv.Certificate().Raw})
+	if err := os.WriteFile(path, block, 0o600); err != nil {
+		s.t.Fatal(err)
+	}
+	return path
 }
 
 // SetKey changes the admin key the fake accepts (a revoked key).
