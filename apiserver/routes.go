@@ -138,6 +138,7 @@ func (s *Server) dashboardRoutes() []route {
 		get("/traces/{trace_id}", browserPage, s.page("traces", "Trace", s.tracePage)),
 		get("/guardrails", browserPage, s.page("guardrails", "Guardrails", s.guardrailsPage)),
 		get("/models", browserPage, s.page("models", "Models and cache", s.modelsPage)),
+		get("/reconciliation", browserPage, s.page("reconciliation", "Reconciliation", s.reconcilePage)),
 		get("/settings", browserPage, s.page("settings", "Settings", s.settingsPage)),
 		post("/settings/key/rotate", browserForm, s.page("settings", "New API key", s.rotateForm)),
 		post("/settings/members", browserForm, s.settingsForm(s.inviteForm)),
