@@ -139,7 +139,7 @@ func (s *Server) putConnection(w http.ResponseWriter, r *http.Request) error {
 		}
 		c.KeySealed, c.KeyHint = sealed, reconcile.KeyHint(in.AdminKey)
 	}
-	created, err := s.DB.PutConnection(r.Context(), c)
+	created, restarted, err := s.DB.PutConnection(r.Context(), c)
 	if err != nil {
 		return err
 	}
@@ -147,9 +147,9 @@ func (s *Server) putConnection(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if created && s.Syncs != nil {
-		// The back-fill starts now rather than at the next period; if the
-		// queue is away the periodic run still takes it.
+	if restarted && s.Syncs != nil {
+		// A new connection, key or scope: the back-fill starts now rather
+		// than at the next tick, which still takes it if the queue is away.
 		_ = s.Syncs.SyncNow(r.Context())
 	}
 	status := http.StatusOK

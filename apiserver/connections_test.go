@@ -104,3 +104,36 @@ func TestConnectionWithoutSecret(t *testing.T) {
 		t.Fatalf("without a secret: %d %s", r.Status, r.Raw)
 	}
 }
+
+// syncCounter counts the syncs asked of the job queue.
+type syncCounter struct{ n int }
+
+func (c *syncCounter) SyncNow(context.Context) error { c.n++; return nil }
+
+// A new connection, key or scope starts its sync at once; a new tolerance
+// waits for the connection's next sync.
+func TestConnectionStartsSyncs(t *testing.T) {
+	e := newEnv(t)
+	d := e.deps(zap.NewNop())
+	q := &syncCounter{}
+	d.Syncs = q
+	h := New(d).Handler()
+	u := e.register("syncs")
+	path := "/v1/projects/" + u.ProjectID + "/connections/openai"
+	steps := []struct {
+		body map[string]any
+		want int
+	}{
+		{map[string]any{"admin_key": testOpenAIKey}, 1},
+		{map[string]any{"tolerance_percent": 5}, 1},
+		{map[string]any{"project_ids": []string{"proj_a"}}, 2},
+	}
+	for i, s := range steps {
+		if r := e.doAs(h, "PUT", path, u.Access, s.body); r.Status >= 300 || q.n != s.want {
+			t.Fatalf("step %d: %d %s, %d syncs, want %d", i, r.Status, r.Raw, q.n, s.want)
+		}
+	}
+	if r := e.doAs(h, "POST", path+"/sync", u.Access, nil); r.Status != 202 || q.n != 3 {
+		t.Fatalf("sync now: %d, %d syncs", r.Status, q.n)
+	}
+}

@@ -63,7 +63,7 @@ func (f *syncFixture) connect(t *testing.T, provider, key string, backfill int) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.db.PutConnection(context.Background(), postgres.Connection{ProjectID: f.project, Provider: provider,
+	if _, _, err := f.db.PutConnection(context.Background(), postgres.Connection{ProjectID: f.project, Provider: provider,
 		KeySealed: sealed, KeyHint: reconcile.KeyHint(key), BackfillDays: backfill, ToleranceBP: 200}); err != nil {
 		t.Fatal(err)
 	}

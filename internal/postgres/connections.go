@@ -99,8 +99,8 @@ WHERE project_id = $1 AND provider = $2`, projectID, provider, SettleAfter.Secon
 // PutConnection creates or replaces a connection. A nil KeySealed keeps
 // the stored key (and is not_found when there is none). A new key or
 // scope drops what was fetched with the old one and starts over with a
-// back-fill; changing only the back-fill or tolerance keeps it.
-func (db *DB) PutConnection(ctx context.Context, c Connection) (created bool, err error) {
+// back-fill (restarted); changing only the back-fill or tolerance keeps it.
+func (db *DB) PutConnection(ctx context.Context, c Connection) (created, restarted bool, err error) {
 	err = pgx.BeginFunc(ctx, db.Pool, func(tx pgx.Tx) error {
 		old, err := scanConnection(tx.QueryRow(ctx, `SELECT `+columns(3)+` FROM provider_connections c
 WHERE project_id = $1 AND provider = $2 FOR UPDATE`, c.ProjectID, c.Provider, SettleAfter.Seconds()))
@@ -115,8 +115,8 @@ WHERE project_id = $1 AND provider = $2 FOR UPDATE`, c.ProjectID, c.Provider, Se
 		case c.KeySealed == nil:
 			c.KeySealed, c.KeyHint = old.KeySealed, old.KeyHint
 		}
-		restart := created || !sameScope(old, c)
-		if restart && !created {
+		restarted = created || !sameScope(old, c)
+		if restarted && !created {
 			if err := dropFetched(ctx, tx, c.ProjectID, c.Provider); err != nil {
 				return err
 			}
@@ -132,14 +132,14 @@ ON CONFLICT (project_id, provider) DO UPDATE SET key_sealed = excluded.key_seale
     failures = CASE WHEN $10 THEN 0 ELSE provider_connections.failures END,
     next_attempt_at = CASE WHEN $10 THEN 'epoch' ELSE provider_connections.next_attempt_at END`,
 			c.ProjectID, c.Provider, c.KeySealed, c.KeyHint, nonNil(c.WorkspaceIDs), nonNil(c.ProjectIDs),
-			nonNil(c.APIKeyIDs), c.BackfillDays, c.ToleranceBP, restart)
+			nonNil(c.APIKeyIDs), c.BackfillDays, c.ToleranceBP, restarted)
 		return err
 	})
 	var domain *apierr.Error
 	if errors.As(err, &domain) {
-		return false, err // a refusal of the input, not a database failure
+		return false, false, err // a refusal of the input, not a database failure
 	}
-	return created, translate(err, "connection")
+	return created, restarted, translate(err, "connection")
 }
 
 func dropFetched(ctx context.Context, tx pgx.Tx, projectID, provider string) error {

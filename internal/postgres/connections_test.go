@@ -33,8 +33,8 @@ func TestConnectionSyncStore(t *testing.T) {
 		t.Fatalf("session time zone %q, %v", tz, err)
 	}
 	project := newProject(t, db)
-	if created, err := db.PutConnection(ctx, connection(project)); err != nil || !created {
-		t.Fatalf("put: %v %v", created, err)
+	if created, restarted, err := db.PutConnection(ctx, connection(project)); err != nil || !created || !restarted {
+		t.Fatalf("put: %v %v %v", created, restarted, err)
 	}
 	now := time.Now().UTC().Truncate(time.Second)
 	day := providers.Day(now).AddDate(0, 0, -3)
@@ -77,15 +77,15 @@ func TestConnectionSyncStore(t *testing.T) {
 	// The tolerance alone keeps what was fetched; a new scope drops it.
 	next := connection(project)
 	next.KeySealed, next.ToleranceBP = nil, 500
-	if created, err := db.PutConnection(ctx, next); err != nil || created {
-		t.Fatal(err)
+	if created, restarted, err := db.PutConnection(ctx, next); err != nil || created || restarted {
+		t.Fatalf("tolerance only: %v %v %v", created, restarted, err)
 	}
 	if got, _ = db.ProviderReports(ctx, project, day, day.AddDate(0, 0, 3)); len(got.Usage) != 1 {
 		t.Fatal("a tolerance change dropped the fetched days")
 	}
 	next.WorkspaceIDs = []string{"wrkspc_b"}
-	if _, err := db.PutConnection(ctx, next); err != nil {
-		t.Fatal(err)
+	if _, restarted, err := db.PutConnection(ctx, next); err != nil || !restarted {
+		t.Fatalf("new scope: %v %v", restarted, err)
 	}
 	got, _ = db.ProviderReports(ctx, project, day, day.AddDate(0, 0, 3))
 	c, _ = db.Connection(ctx, project, "anthropic")
