@@ -130,10 +130,19 @@ var matrix = map[string]matrixEntry{
 		want: want(200, 200, 403, 403, 404, 404, 401, 403, 403)},
 	"GET /v1/projects/{project_id}/webhook": {want: want(200, 200, 200, 200, 404, 404, 401, 200, 403)},
 	// No webhook is configured: the test is refused for those allowed to run it.
-	"POST /v1/projects/{project_id}/webhook/test":   {want: want(422, 422, 403, 403, 404, 404, 401, 403, 403)},
-	"GET /v1/notifications":                         {want: sessions(200)},
-	"POST /v1/notifications/{notification_id}/read": {want: sessions(404)},
-	"GET /v1/metrics":                               {query: "?project_id={project_id}", want: projectData},
+	"POST /v1/projects/{project_id}/webhook/test": {want: want(422, 422, 403, 403, 404, 404, 401, 403, 403)},
+	// Connections are for admins; a key that is not an admin key is
+	// refused the same way for every caller allowed to try.
+	"GET /v1/projects/{project_id}/connections": {want: want(200, 200, 403, 403, 404, 404, 401, 401, 401)},
+	"PUT /v1/projects/{project_id}/connections/{provider}": {body: body(map[string]string{"admin_key": "sk-ant-api03-not-an-admin-key"}),
+		want: want(422, 422, 403, 403, 404, 404, 401, 401, 401)},
+	"DELETE /v1/projects/{project_id}/connections/{provider}":    {want: want(404, 404, 403, 403, 404, 404, 401, 401, 401)},
+	"POST /v1/projects/{project_id}/connections/{provider}/sync": {want: want(404, 404, 403, 403, 404, 404, 401, 401, 401)},
+	"GET /v1/reconciliation":                                     {query: "?project_id={project_id}", want: projectData},
+	"GET /v1/reconciliation/summary":                             {query: "?project_id={project_id}", want: projectData},
+	"GET /v1/notifications":                                      {want: sessions(200)},
+	"POST /v1/notifications/{notification_id}/read":              {want: sessions(404)},
+	"GET /v1/metrics":                                            {query: "?project_id={project_id}", want: projectData},
 
 	"POST /v1/auth/register":                        {body: body("{}"), want: every(422)},
 	"POST /v1/auth/login":                           {body: body(map[string]string{"email": "nobody@example.com", "password": "wrong password"}), want: every(401)},
@@ -182,6 +191,7 @@ var matrix = map[string]matrixEntry{
 	"GET /agents":                 {want: every(303)},
 	"GET /agents/{agent_name:.+}": {want: every(303)},
 	"GET /optimizations":          {want: every(303)},
+	"GET /reconciliation":         {want: every(303)},
 	"GET /workflows":              {want: every(303)},
 	"GET /traces":                 {want: every(303)},
 	"GET /traces/{trace_id}":      {want: every(303)},

@@ -73,7 +73,7 @@ func fill(tpl, projectID, userID string) string {
 	r := strings.NewReplacer("{project_id}", projectID, "{user_id}", userID,
 		"{version}", "no-such-version", "{model_name:.+}", "gpt-4o", "{dimension}", "model",
 		"{agent_name:.+}", "no-such-agent", "{agent_name}", "no-such-agent", "{tool_name}", "no-such-tool", "{notification_id}", "00000000-0000-0000-0000-000000000000",
-		"{trace_id}", "no-such-trace", "{file}", "app.css")
+		"{trace_id}", "no-such-trace", "{file}", "app.css", "{provider}", "anthropic")
 	return r.Replace(tpl)
 }
 

@@ -19,6 +19,7 @@ import (
 	"github.com/llmcost/llmcost/internal/postgres"
 	"github.com/llmcost/llmcost/internal/pricing"
 	"github.com/llmcost/llmcost/internal/ratelimit"
+	"github.com/llmcost/llmcost/internal/secretbox"
 	"github.com/llmcost/llmcost/internal/webhook"
 )
 
@@ -78,6 +79,12 @@ type Deps struct {
 	// extension sets it a little under the HTTP write timeout, so a
 	// request stuck waiting for the database is answered 503 in time.
 	RequestTimeout time.Duration
+	// Keys seals the provider admin keys of reconciliation connections;
+	// nil (no key-encryption secret configured) refuses to store one.
+	Keys *secretbox.Box
+	// Syncs starts a provider sync soon after "sync now"; nil leaves it to
+	// the next periodic run.
+	Syncs SyncQueue
 }
 
 // Server routes requests through the one route table.

@@ -23,6 +23,7 @@ import (
 	"github.com/llmcost/llmcost/internal/postgres/pgtest"
 	"github.com/llmcost/llmcost/internal/pricing"
 	"github.com/llmcost/llmcost/internal/ratelimit"
+	"github.com/llmcost/llmcost/internal/secretbox"
 	"github.com/llmcost/llmcost/internal/social"
 	"github.com/llmcost/llmcost/internal/social/socialtest"
 )
@@ -52,6 +53,8 @@ type env struct {
 }
 
 const (
+	// testSecret is the deployment's key-encryption secret in tests.
+	testSecret   = "test-secret-0123456789abcdef-0123456789"
 	testPolicy   = "2026-01-01"
 	testPassword = "correct horse battery"
 )
@@ -83,7 +86,11 @@ func (e *env) deps(log *zap.Logger) Deps {
 	client := &http.Client{Timeout: 5 * time.Second}
 	var cat atomic.Pointer[pricing.Catalogue]
 	cat.Store(pricing.Builtin())
-	return Deps{DB: e.db, Catalogue: &cat, Logger: log, Version: "test", Limiter: ratelimit.New(1_000_000, time.Minute),
+	keys, err := secretbox.New(testSecret)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return Deps{DB: e.db, Catalogue: &cat, Logger: log, Keys: keys, Version: "test", Limiter: ratelimit.New(1_000_000, time.Minute),
 		Policies: Policies{TermsVersion: testPolicy, PrivacyVersion: testPolicy, TermsURL: "/legal/terms", PrivacyURL: "/legal/privacy"},
 		Now:      e.clock.Now,
 		Accounts: Accounts{

@@ -150,3 +150,10 @@ func (c client) testWebhook(projectID string) (wire.WebhookTest, error) {
 func (c client) rotateKey(projectID string) (wire.KeyRotated, error) {
 	return call[wire.KeyRotated](c, http.MethodPost, "/v1/projects/{project_id}/api-key/rotate", project(projectID), nil, nil)
 }
+
+// Reconciliation.
+
+func (c client) reconciliation(projectID, rng string) (wire.ReconReport, error) {
+	return call[wire.ReconReport](c, http.MethodGet, "/v1/reconciliation", nil,
+		url.Values{"project_id": {projectID}, "range": {rng}}, nil)
+}

@@ -40,6 +40,7 @@ var statusByCode = map[string]int{
 	apierr.RateLimited:          http.StatusTooManyRequests,
 	apierr.Unavailable:          http.StatusServiceUnavailable,
 	apierr.Internal:             http.StatusInternalServerError,
+	apierr.NotConfigured:        http.StatusNotImplemented,
 }
 
 // Status is the HTTP status of an apierr code; an unknown code is a 500.

@@ -79,6 +79,8 @@ type Config struct {
 	MergeNice int `mapstructure:"merge_nice"`
 	// Webhooks configures webhook deliveries (docs/guardrails.md).
 	Webhooks WebhooksConfig `mapstructure:"webhooks"`
+	// Reconciliation configures the comparison with the providers' bills.
+	Reconciliation ReconciliationConfig `mapstructure:"reconciliation"`
 }
 
 // BackpressureConfig bounds the mergers' backlogs (docs/analytics.md,
@@ -183,5 +185,6 @@ func (c *Config) Validate() error {
 	errs = append(errs, c.Accounts.validate()...)
 	errs = append(errs, c.Jobs.validate()...)
 	errs = append(errs, c.Webhooks.validate()...)
+	errs = append(errs, c.Reconciliation.validate()...)
 	return errors.Join(errs...)
 }

@@ -29,6 +29,7 @@ import (
 	"github.com/llmcost/llmcost/internal/postgres/pgserver"
 	"github.com/llmcost/llmcost/internal/pricing"
 	"github.com/llmcost/llmcost/internal/ratelimit"
+	"github.com/llmcost/llmcost/internal/secretbox"
 	"github.com/llmcost/llmcost/internal/webhook"
 )
 
@@ -46,6 +47,7 @@ type Extension struct {
 	merger    *merger
 	backlog   *backlog.Gate
 	webhooks  *webhook.Client
+	keys      *secretbox.Box // seals provider admin keys; nil without a secret
 	api       *apiserver.Server
 	server    *http.Server
 	done      chan struct{}
@@ -123,6 +125,14 @@ func (e *Extension) Start(ctx context.Context, host component.Host) error {
 	e.merger = startMerger(db, e.cfg.RollupMergeInterval, log, e.backlog)
 	e.startPricing(ctx)
 	accounts := e.cfg.Accounts.accounts(log)
+	keys, err := e.cfg.Reconciliation.keys()
+	if err != nil {
+		return e.abort(fmt.Errorf("reconciliation.secret_key: %w", err))
+	}
+	if keys == nil {
+		log.Info("no LLMCOST_SECRET_KEY: provider connections cannot be stored (connecting answers 501)")
+	}
+	e.keys = keys
 	if err := e.startJobs(ctx, accounts.Mailer); err != nil {
 		return e.abort(err)
 	}
@@ -143,6 +153,8 @@ func (e *Extension) Start(ctx context.Context, host component.Host) error {
 		// A tenth of the write timeout is left to write the 503.
 		RequestTimeout: e.cfg.HTTP.WriteTimeout - e.cfg.HTTP.WriteTimeout/10,
 		Backlog:        e.backlog,
+		Keys:           keys,
+		Syncs:          e.jobs,
 	})
 	return e.listen(ctx, host)
 }

@@ -96,6 +96,8 @@ func createDefaultConfig() component.Config {
 		Accounts: defaultAccountsConfig(),
 		Jobs:     defaultJobsConfig(),
 		Webhooks: WebhooksConfig{Attempts: jobs.DefaultWebhookAttempts},
+
+		Reconciliation: defaultReconciliationConfig(),
 	}
 }
 

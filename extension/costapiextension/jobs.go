@@ -79,6 +79,9 @@ func (e *Extension) startJobs(ctx context.Context, mailer mail.Sender) error {
 		Sync: e.sync, SyncTimeout: p.SyncTimeout,
 		Sweeper: e.db, SweepInterval: j.SweepInterval, RateWindow: e.cfg.RateLimit.Window,
 		DB: e.db, Webhooks: hooks, WebhookAttempts: e.cfg.Webhooks.Attempts}
+	if cfg.Providers, err = e.providerSync(); err != nil {
+		return err
+	}
 	if p.SyncURL != "" || p.GenAIPricesURL != "" {
 		cfg.SyncInterval = p.SyncInterval
 	}

@@ -25,6 +25,9 @@ const (
 	Unavailable          = "unavailable"
 	Internal             = "internal"
 	InvalidCredentials   = "invalid_credentials"
+	// NotConfigured: the deployment lacks a setting the operation needs
+	// (the key-encryption secret); no retry helps until an operator sets it.
+	NotConfigured = "not_configured"
 )
 
 // Error is a domain error safe to show to the client.

@@ -63,6 +63,9 @@ type Config struct {
 	DB              *postgres.DB
 	Webhooks        *webhook.Client
 	WebhookAttempts int
+	// Providers, when set, syncs the reconciliation connections: a run
+	// every ProviderSyncTick, on one instance at a time.
+	Providers *ProviderSync
 }
 
 // Runner enqueues and works jobs.
@@ -91,6 +94,7 @@ func New(cfg Config) (*Runner, error) {
 	river.AddWorker(workers, &syncWorker{sync: cfg.Sync, timeout: cfg.SyncTimeout})
 	river.AddWorker(workers, &sweepWorker{db: cfg.Sweeper, window: cfg.RateWindow, log: cfg.Logger, now: time.Now})
 	river.AddWorker(workers, &webhookWorker{db: cfg.DB, client: cfg.Webhooks, log: cfg.Logger})
+	river.AddWorker(workers, &providerSyncWorker{sync: cfg.Providers})
 	if cfg.WebhookAttempts <= 0 {
 		cfg.WebhookAttempts = DefaultWebhookAttempts
 	}
@@ -108,6 +112,9 @@ func New(cfg Config) (*Runner, error) {
 	}
 	if cfg.Sweeper != nil && cfg.SweepInterval > 0 {
 		rc.PeriodicJobs = append(rc.PeriodicJobs, sweepPeriodic(cfg.SweepInterval))
+	}
+	if cfg.Providers != nil {
+		rc.PeriodicJobs = append(rc.PeriodicJobs, providerSyncPeriodic(ProviderSyncTick))
 	}
 	client, err := river.NewClient(riverpgxv5.New(cfg.Pool), rc)
 	if err != nil {

@@ -23,6 +23,9 @@ const (
 	TypeGuardrailBreach = "guardrail.breach"
 	TypeBudgetCrossed   = "budget.threshold_crossed"
 	TypeTest            = "webhook.test"
+	// TypeReconciliationDrift: a month's bill drifted from llmcost's
+	// figures past the connection's tolerance.
+	TypeReconciliationDrift = "reconciliation.drift"
 )
 
 // Envelope wraps every delivery body.
