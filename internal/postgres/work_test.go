@@ -29,22 +29,28 @@ func niceOf(t *testing.T, pid int) int {
 	return n
 }
 
+// openOneRead opens a migrated database with one read connection: every
+// other backend of the database is then another pool's.
+func openOneRead(t *testing.T) (*postgres.DB, string) {
+	t.Helper()
+	url := pgtest.NewDatabase(t)
+	db, err := postgres.Open(context.Background(), url, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(db.Close)
+	if _, err := db.Migrate(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return db, url
+}
+
 // The work pool's server processes (ingest's) run at the nice
 // value asked for; the reads' keep theirs; ingest goes through the work
 // pool.
 func TestWorkPoolRunsAtLowerPriority(t *testing.T) {
 	ctx := context.Background()
-	url := pgtest.NewDatabase(t)
-	// One read connection: every other backend of the database is the
-	// work pool's.
-	db, err := postgres.Open(ctx, url, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(db.Close)
-	if _, err := db.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
+	db, url := openOneRead(t)
 	var reniced []error
 	if err := db.OpenWork(ctx, url, 2, 7, func(err error) { reniced = append(reniced, err) }); err != nil {
 		t.Fatal(err)
@@ -83,15 +89,7 @@ func TestWorkPoolRunsAtLowerPriority(t *testing.T) {
 // run on it: the reads' backend keeps its priority.
 func TestMergePoolRunsTheMergersAtItsPriority(t *testing.T) {
 	ctx := context.Background()
-	url := pgtest.NewDatabase(t)
-	db, err := postgres.Open(ctx, url, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(db.Close)
-	if _, err := db.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
+	db, url := openOneRead(t)
 	var reniced []error
 	if err := db.OpenMerge(ctx, url, 1, 5, func(err error) { reniced = append(reniced, err) }); err != nil {
 		t.Fatal(err)
