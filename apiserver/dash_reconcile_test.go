@@ -2,12 +2,15 @@ package apiserver
 
 import (
 	"net/http"
+	"regexp"
 	"strings"
 	"testing"
+	"time"
 )
 
-// The dashboard's reconciliation page shows the connections' state and the gaps of
-// the report, and an invitation to connect when there is none.
+// The dashboard's reconciliation page shows the connections' state, the
+// daily comparison chart and the gaps of the report, and an invitation to
+// connect when there is none.
 func TestReconciliationPage(t *testing.T) {
 	f := newReconFixture(t)
 	e, u := f.e, f.u
@@ -18,9 +21,35 @@ func TestReconciliationPage(t *testing.T) {
 	e.must(e.do("PUT", "/v1/projects/"+u.ProjectID+"/connections/anthropic", u.Access, map[string]any{"admin_key": testAnthropicKey,
 		"workspace_ids": []string{"wrkspc_llm"}}), 201)
 	f.sync(t)
+	first, last := f.day(29).Format(time.DateOnly), f.day(0).Format(time.DateOnly)
 	page := b.must(b.get("/reconciliation"+q), http.StatusOK, `id="gaps"`, "missing_calls", "unpriced_model",
-		"the output rate differs", `id="connections"`, "last 30d")
+		"the output rate differs", `id="connections"`, "last 30d", `id="daily"`, `class="chart columns"`,
+		">"+first+"<", ">"+last+"<", ">provider<", ">llmcost<")
 	if strings.Contains(page.Body, "Secret-Key") {
 		t.Fatal("the page shows the admin key")
+	}
+	// One pair per day of the 30-day window, each with both bars: the
+	// workspace scope gives the provider's cost of every day.
+	for h, n := range map[string]int{`<g class="pair`: 30, `class="bar a">`: 30, `class="bar b">`: 30} {
+		if got := strings.Count(page.Body, h); got != n {
+			t.Errorf("%q appears %d times, want %d", h, got, n)
+		}
+	}
+	if !strings.Contains(page.Body, `<g class="pair pending"><rect`) || strings.Count(page.Body, `<g class="pair pending">`) > 2 {
+		t.Errorf("today, which the provider has not finished counting, should be faint, and at most yesterday with it")
+	}
+	// The day llmcost never saw the Sonnet calls shows less on llmcost's
+	// side than the day after, while the provider billed both alike.
+	tip := func(day int, series string) string {
+		d := f.day(day).Format(time.DateOnly)
+		m := regexp.MustCompile(`<title>` + d + ` · ` + series + `: ([^<]+)</title>`).FindStringSubmatch(page.Body)
+		if m == nil {
+			t.Fatalf("no %s bar for %s", series, d)
+		}
+		return m[1]
+	}
+	if tip(10, "provider") != tip(11, "provider") || tip(10, "llmcost") == tip(11, "llmcost") {
+		t.Errorf("day 10: provider %s llmcost %s; day 11: provider %s llmcost %s",
+			tip(10, "provider"), tip(10, "llmcost"), tip(11, "provider"), tip(11, "llmcost"))
 	}
 }

@@ -121,7 +121,7 @@ var builtinRows = []row{
 	{"gemini-3.8-flash", "google", "chat", "1.5", "7.5", "0.15", "", "", 1048576, 65536, "", "", nil},
 	{"gemini-3.7-flash", "google", "chat", "1.5", "7.5", "0.15", "", "", 1048576, 65536, "", "", nil},
 	{"gemini-3.6-flash", "google", "chat", "1.5", "7.5", "0.15", "", "", 1048576, 65536, "", "", nil},
-	{"gemini-3.5-flash", "google", "chat", "1.5", "9", "0.15", "", "", 1048576, 65535, "", "", nil},
+	{"gemini-3.5-flash", "google", "chat", "1.5", "9", "0.15", "", "", 1048576, 65535, "2026-10-08", "gemini-3.6-flash", nil},
 	{"gemini-3.5-flash-lite", "google", "chat", "0.3", "2.5", "0.03", "", "", 1048576, 65536, "", "", nil},
 	{"gemini-3.1-pro-preview", "google", "chat", "2", "12", "0.2", "", "", 1048576, 65536, "", "", &tierRow{200000, "4", "18", "0.4", "0.25", ""}},
 	{"gemini-3.1-flash-lite", "google", "chat", "0.25", "1.5", "0.025", "", "", 1048576, 65536, "", "", nil},
@@ -144,6 +144,10 @@ var builtinRows = []row{
 	{"mistral-medium-2505", "mistral", "chat", "0.4", "2", "0.04", "", "", 0, 0, "", "", nil},
 	{"mistral-small-2603", "mistral", "chat", "0.15", "0.6", "0.015", "", "", 0, 0, "", "", nil},
 	{"mistral-small-2506", "mistral", "chat", "0.1", "0.3", "0.01", "", "", 0, 0, "", "", nil},
+	// Magistral Medium stays at $2/$5: Mistral's card of 1.0 says so and
+	// catalogues give 1.2 the same. The $1.50/$7.50 of others is Mistral
+	// Medium 3.5's, the replacement Mistral names, and no Mistral page
+	// found says magistral-medium-latest is served by it (docs/pricing.md).
 	{"magistral-medium-2509", "mistral", "chat", "2", "5", "0.2", "", "", 0, 0, "", "", nil},
 	{"magistral-small-2509", "mistral", "chat", "0.5", "1.5", "0.05", "", "", 0, 0, "", "", nil},
 	{"codestral-2508", "mistral", "chat", "0.3", "0.9", "0.03", "", "", 0, 0, "", "", nil},
@@ -155,7 +159,10 @@ var builtinRows = []row{
 	{"ministral-3b-2512", "mistral", "chat", "0.1", "0.1", "0.01", "", "", 0, 0, "", "", nil},
 	{"ministral-8b-2410", "mistral", "chat", "0.1", "0.1", "0.01", "", "", 0, 0, "", "", nil},
 	{"ministral-3b-2410", "mistral", "chat", "0.04", "0.04", "0.004", "", "", 0, 0, "", "", nil},
-	{"open-mistral-nemo", "mistral", "chat", "0.15", "0.15", "0.015", "", "", 0, 0, "", "", nil},
+	// Mistral's model card: $0.15/$0.15, deprecated 2026-05-22, retired
+	// 2026-07-31, replaced by Ministral 3 8B; the $0.30 of some catalogues
+	// has no Mistral source.
+	{"open-mistral-nemo", "mistral", "chat", "0.15", "0.15", "0.015", "", "", 0, 0, "2026-07-31", "ministral-8b-2512", nil},
 
 	// DeepSeek: cache misses are plain input, so no write rate. Peak and
 	// off-peak rates, and the retired names, are in builtin_periods.go.

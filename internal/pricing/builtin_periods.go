@@ -104,13 +104,26 @@ func servedBy(model, label, from, until string) periodRow {
 	panic("pricing: no built-in row " + model)
 }
 
-// gpt56SolPeriods: Sol's promotional price from 2026-08-21.
-var gpt56SolPeriods = []periodRow{{from: "2026-08-21", label: "promotional price", in: "4", out: "20", read: "0.4", w5m: "5",
+// gpt56SolPeriods: Sol's promotional price from its announcement, at 19:34
+// UTC on 2026-08-21 (OpenAI's post of that time, quoted with its time in
+// https://github.com/pwrdrvr/PwrAgent/pull/1868, says "starting today"):
+// before it the published price was $5/$30, and no source says calls
+// earlier that day were billed at the new one.
+var gpt56SolPeriods = []periodRow{{from: "2026-08-21T19:34:00Z", label: "promotional price", in: "4", out: "20", read: "0.4", w5m: "5",
 	tier: &tierRow{272000, "8", "30", "0.8", "10", ""}}}
 
 // geminiFlashIntro is the Flash introductory price from from until 2027.
 func geminiFlashIntro(from string) periodRow {
 	return periodRow{from: from, until: "2027-01-01", label: "introductory price", in: "0.75", out: "3.75", read: "0.075"}
+}
+
+// routedFlash prices a retired Gemini Flash as the model its requests are
+// routed to from from: that model's introductory price until 2027, then
+// its row rates.
+func routedFlash(from, to string) []periodRow {
+	intro := geminiFlashIntro(from)
+	intro.label = "served by " + to + " (introductory price)"
+	return []periodRow{intro, servedBy(to, "served by "+to, "2027-01-01", "")}
 }
 
 var gemini4Intro = periodRow{until: "2026-12-01", label: "introductory price", in: "2", out: "10", read: "0.1"}
@@ -121,10 +134,18 @@ var xaiRetired = []periodRow{servedBy("grok-4.3", "served by grok-4.3", "2026-05
 // builtinPeriods are the dated and time-of-day prices of built-in models;
 // the row in builtinRows holds the rates in force before the first period.
 var builtinPeriods = map[string][]periodRow{
-	// Sonnet 5.5's cache hits dropped to 0.05× input on 2026-10-07
-	// (https://platform.claude.com/docs/en/about-claude/pricing). Sonnet 5
-	// has no period: the $3/$15 planned for 2026-09-01 was cancelled on
-	// 2026-08-10 and $2/$10 made its standard price.
+	// Sonnet 5.5's cache hits dropped from 0.1× to 0.05× input on
+	// 2026-10-07. The rate is Anthropic's pricing page
+	// (https://platform.claude.com/docs/en/about-claude/pricing), as quoted:
+	// the row "Claude Sonnet 5.5 | $2 | $2.50 | $4 | $0.10 | $10" and the
+	// footnote "Cache hits and refreshes on Claude Opus 5.5 and Claude
+	// Sonnet 5.5 are priced at 0.05x the base input price". The date is
+	// from two price tables that applied the cut (kurofune/claudit v1.9.2,
+	// TheKrush/PromptFuel v1.0.23); the hour is not known, so the whole
+	// day is priced at 0.05×.
+	//
+	// Sonnet 5 has no period: the $3/$15 planned for 2026-09-01 was
+	// cancelled on 2026-08-10 and $2/$10 made its standard price.
 	"claude-sonnet-5-5": {{from: "2026-10-07", label: "cache hits at 0.05x", in: "2", out: "10", read: "0.1", w5m: "2.5", w1h: "4"}},
 	// OpenAI cut GPT-5.6 Luna by 80% and Terra by 20% on 2026-07-30, and
 	// Sol (the gpt-5.6 alias) to $4/$20 on 2026-08-21, "promotional pricing
@@ -141,6 +162,13 @@ var builtinPeriods = map[string][]periodRow{
 	"gemini-3.6-flash": {geminiFlashIntro("2026-08-13")},
 	"gemini-3.7-flash": {geminiFlashIntro("")},
 	"gemini-3.8-flash": {geminiFlashIntro("")},
+	// Google's changelog of 2026-10-08: gemini-3.5-flash "was retired and
+	// replaced by gemini-3.6-flash ... requests to gemini-3.5-flash are
+	// automatically routed to gemini-3.6-flash" (likewise 3.7 Flash to 3.8
+	// Flash, at the same price, so no period). The changelog does not say
+	// which price they are billed at; they are priced as the model that
+	// serves them, as xAI bills its retired names.
+	"gemini-3.5-flash": routedFlash("2026-10-08", "gemini-3.6-flash"),
 	"gemini-4-argon":   {gemini4Intro},
 	"gemini-4-carbon":  {gemini4Intro},
 	"gpt-5.6":          gpt56SolPeriods,
@@ -170,9 +198,12 @@ var builtinPeriods = map[string][]periodRow{
 // models: -latest and family aliases, and retired names now served by a
 // successor (Retired set).
 var builtinAliases = map[string][]Alias{
-	"mistral-large-2512":      {{Name: "mistral-large-latest"}, {Name: "mistral-large"}},
-	"mistral-medium-2604":     {{Name: "mistral-medium-latest"}, {Name: "mistral-medium"}, {Name: "mistral-medium-3-5"}, {Name: "mistral-medium-3"}},
-	"mistral-small-2603":      {{Name: "mistral-small-latest"}, {Name: "mistral-small"}},
+	"mistral-large-2512":  {{Name: "mistral-large-latest"}, {Name: "mistral-large"}},
+	"mistral-medium-2604": {{Name: "mistral-medium-latest"}, {Name: "mistral-medium"}, {Name: "mistral-medium-3-5"}, {Name: "mistral-medium-3"}},
+	// The bare mistral-small is not Small 4's: Mistral renamed it
+	// open-mixtral-8x7b and deprecated it in February 2024, and its model
+	// list names only mistral-small-latest for Small (docs/pricing.md).
+	"mistral-small-2603":      {{Name: "mistral-small-latest"}},
 	"magistral-medium-2509":   {{Name: "magistral-medium-latest"}},
 	"magistral-small-2509":    {{Name: "magistral-small-latest"}},
 	"codestral-2508":          {{Name: "codestral-latest"}, {Name: "codestral"}},

@@ -75,7 +75,7 @@ func xaiTier(in, out, read string) Tier {
 var fixtureDate = time.Date(2026, 7, 15, 12, 0, 0, 0, time.UTC)
 
 // retiredSince are deprecation dates the July snapshot predates.
-var retiredSince = map[string]bool{"deepseek-chat": true, "deepseek-reasoner": true}
+var retiredSince = map[string]bool{"deepseek-chat": true, "deepseek-reasoner": true, "gemini-3.5-flash": true}
 
 // asOfFixture is a built-in entry as the snapshot would show it.
 func asOfFixture(e Entry) Entry {

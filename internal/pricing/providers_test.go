@@ -49,14 +49,17 @@ func checkPinned(t *testing.T, tests []pinned) {
 
 // https://platform.claude.com/docs/en/about-claude/pricing: Sonnet 5 stays
 // at $2/$10 (the increase planned for 2026-09-01 was cancelled on
-// 2026-08-10); Opus 5.5 and Sonnet 5.5 cache hits at 0.05× input (Sonnet
-// 5.5 from 2026-10-07); Haiku 5.5 priced by prompt length above 100k.
+// 2026-08-10); Opus 5.5 and Sonnet 5.5 cache hits at 0.05× input (the
+// page's footnote; Sonnet 5.5 from 2026-10-07, as kurofune/claudit v1.9.2
+// and TheKrush/PromptFuel v1.0.23 date the cut); Haiku 5.5 priced by
+// prompt length above 100k.
 func TestAnthropicPublishedPrices(t *testing.T) {
 	checkPinned(t, []pinned{
 		{"claude-sonnet-5", time.Date(2026, 9, 1, 0, 0, 0, 0, time.UTC), "2", "10", "0.2", "", ""},
 		{"claude-sonnet-5", today, "2", "10", "0.2", "", ""},
 		{"claude-opus-5-5", today, "4", "20", "0.2", "", ""},
 		{"claude-sonnet-5-5", time.Date(2026, 10, 6, 12, 0, 0, 0, time.UTC), "2", "10", "0.2", BasePeriod, ""},
+		{"claude-sonnet-5-5", time.Date(2026, 10, 7, 0, 0, 0, 0, time.UTC), "2", "10", "0.1", "2026-10-07T00:00:00Z..", ""},
 		{"claude-sonnet-5-5", today, "2", "10", "0.1", "2026-10-07T00:00:00Z..", ""},
 		{"claude-haiku-5-5", today, "0.1", "0.5", "0.01", "", ""},
 		{"claude-mythos-5-1", today, "10", "50", "0.25", "", ""},
@@ -96,12 +99,18 @@ func TestOpenAIPublishedPrices(t *testing.T) {
 		{"gpt-3.5-turbo-0301", today, "1.5", "2", "", "", ""},
 		// https://developers.openai.com/api/docs/models/gpt-5.6-luna (and
 		// -terra, -sol): Luna and Terra cut on 2026-07-30, Sol and its
-		// gpt-5.6 alias on 2026-08-21.
+		// gpt-5.6 alias on 2026-08-21 from its announcement at 19:34 UTC
+		// (https://github.com/pwrdrvr/PwrAgent/pull/1868 quotes OpenAI's
+		// post of that time).
 		{"gpt-5.6-luna", time.Date(2026, 7, 29, 12, 0, 0, 0, time.UTC), "1", "6", "0.1", BasePeriod, ""},
 		{"gpt-5.6-luna", today, "0.2", "1.2", "0.02", "2026-07-30T00:00:00Z..", ""},
 		{"gpt-5.6-terra", today, "2", "12", "0.2", "2026-07-30T00:00:00Z..", ""},
 		{"gpt-5.6-sol", time.Date(2026, 8, 20, 23, 0, 0, 0, time.UTC), "5", "30", "0.5", BasePeriod, ""},
-		{"gpt-5.6", today, "4", "20", "0.4", "2026-08-21T00:00:00Z..", ""},
+		{"gpt-5.6-sol", time.Date(2026, 8, 21, 12, 0, 0, 0, time.UTC), "5", "30", "0.5", BasePeriod, ""},
+		{"gpt-5.6-sol", time.Date(2026, 8, 21, 19, 33, 59, 0, time.UTC), "5", "30", "0.5", BasePeriod, ""},
+		{"gpt-5.6-sol", time.Date(2026, 8, 21, 19, 34, 0, 0, time.UTC), "4", "20", "0.4", "2026-08-21T19:34:00Z..", ""},
+		{"gpt-5.6", time.Date(2026, 8, 21, 19, 0, 0, 0, time.UTC), "5", "30", "0.5", BasePeriod, "gpt-5.6"},
+		{"gpt-5.6", today, "4", "20", "0.4", "2026-08-21T19:34:00Z..", ""},
 		{"gpt-6.1-sol", today, "2", "10", "0.1", "", ""},
 		{"gpt-6-luna", today, "0.1", "0.5", "0.01", "", ""},
 	})
@@ -133,6 +142,12 @@ func TestGooglePublishedPrices(t *testing.T) {
 		{"gemini-3.6-flash", today, "0.75", "3.75", "0.075", "2026-08-13T00:00:00Z..2027-01-01T00:00:00Z", ""},
 		{"gemini-3.7-flash", today, "0.75", "3.75", "0.075", "..2027-01-01T00:00:00Z", ""},
 		{"gemini-3.8-flash", time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC), "1.5", "7.5", "0.15", BasePeriod, ""},
+		// Retired on 2026-10-08, its requests routed to gemini-3.6-flash
+		// (https://ai.google.dev/gemini-api/docs/changelog).
+		{"gemini-3.5-flash", time.Date(2026, 10, 7, 23, 0, 0, 0, time.UTC), "1.5", "9", "0.15", BasePeriod, ""},
+		{"gemini-3.5-flash", time.Date(2026, 10, 8, 0, 0, 0, 0, time.UTC), "0.75", "3.75", "0.075", "2026-10-08T00:00:00Z..2027-01-01T00:00:00Z", ""},
+		{"google/gemini-3.5-flash", today, "0.75", "3.75", "0.075", "2026-10-08T00:00:00Z..2027-01-01T00:00:00Z", "gemini-3.5-flash"},
+		{"gemini-3.5-flash", time.Date(2027, 2, 1, 0, 0, 0, 0, time.UTC), "1.5", "7.5", "0.15", "2027-01-01T00:00:00Z..", ""},
 		{"gemini-4-argon", today, "2", "10", "0.1", "..2026-12-01T00:00:00Z", ""},
 		{"gemini-4-argon", time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC), "4", "20", "0.2", BasePeriod, ""},
 		{"gemini-4-hydrogen", today, "1.5", "7.5", "0.075", "", ""},
@@ -155,7 +170,21 @@ func TestMistralPublishedPrices(t *testing.T) {
 		{"mistral-small-latest", today, "0.15", "0.6", "0.015", "", "mistral-small-2603"},
 		{"ministral-8b-latest", today, "0.15", "0.15", "0.015", "", "ministral-8b-2512"},
 		{"ministral-3b-latest", today, "0.1", "0.1", "0.01", "", "ministral-3b-2512"},
+		// https://docs.mistral.ai/models/mistral-nemo-12b-24-07: $0.15/$0.15
+		// (not the $0.30 some catalogues list); retired 2026-07-31.
+		{"open-mistral-nemo", today, "0.15", "0.15", "0.015", "", ""},
+		{"mistral-nemo", today, "0.15", "0.15", "0.015", "", "open-mistral-nemo"},
+		// Magistral Medium at $2/$5, not Medium 3.5's $1.50/$7.50.
+		{"magistral-medium-latest", today, "2", "5", "0.2", "", "magistral-medium-2509"},
 	})
+	// The bare mistral-small is no alias of Small 4 (Mistral renamed it
+	// open-mixtral-8x7b in 2024): unpriced rather than priced as Small 4.
+	if e, ok := Builtin().Lookup("mistral-small"); ok {
+		t.Errorf("mistral-small resolves to %s", e.Model)
+	}
+	if e, _ := Builtin().Lookup("open-mistral-nemo"); e.DeprecationDate != "2026-07-31" || e.Replacement != "ministral-8b-2512" {
+		t.Errorf("open-mistral-nemo lifecycle: %q %q", e.DeprecationDate, e.Replacement)
+	}
 	for _, e := range Builtin().Entries() {
 		if e.Provider == "mistral" && (!e.Base.HasCacheRead || e.Base.CacheRead*10 != e.Base.Input) {
 			t.Errorf("%s: cache read %d is not 10%% of input %d", e.Model, e.Base.CacheRead, e.Base.Input)

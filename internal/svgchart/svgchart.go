@@ -1,6 +1,7 @@
 // Package svgchart draws the dashboard's charts as inline SVG on the
-// server: bars, a line over time, a histogram with its tail marked, a
-// waterfall of a trace's spans and a budget gauge. It is pure (no I/O, no
+// server: bars, a line over time, paired columns comparing two series, a
+// histogram with its tail marked, a waterfall of a trace's spans and a
+// budget gauge. It is pure (no I/O, no
 // JavaScript, nothing fetched): the same input always gives the same
 // markup, so pages stay readable without scripts and tests compare text.
 // Values are float64 because they are only drawn; the numbers a page
