@@ -14,7 +14,6 @@ import (
 	"go.opentelemetry.io/collector/receiver"
 	"go.uber.org/zap"
 
-	"github.com/llmcost/llmcost/apiserver"
 	"github.com/llmcost/llmcost/apiserver/respond"
 	"github.com/llmcost/llmcost/internal/apierr"
 	"github.com/llmcost/llmcost/internal/hostext"
@@ -26,7 +25,7 @@ import (
 // apiHost is what the receiver needs of the costapi extension: the slots
 // its route table declares for the pipeline.
 type apiHost interface {
-	Fill(slot apiserver.Slot, h respond.Func) (release func(), err error)
+	Fill(slot hostext.Slot, h respond.Func) (release func(), err error)
 	// Catalogue is the price catalogue in force, for the batch's warnings
 	// about unknown models.
 	Catalogue() *pricing.Catalogue
@@ -61,12 +60,12 @@ func newReceiver(cfg *Config, set receiver.Settings, next consumer.Logs) *costRe
 }
 
 // slots are the route-table slots the receiver serves.
-func (r *costReceiver) slots() map[apiserver.Slot]respond.Func {
-	return map[apiserver.Slot]respond.Func{
-		apiserver.SlotEventsBatch: r.batch,
-		apiserver.SlotOTLPLogs:    r.otlpLogs,
-		apiserver.SlotOTLPMetrics: r.otlpDiscard(otlpconv.MetricsKey),
-		apiserver.SlotOTLPTraces:  r.otlpDiscard(otlpconv.TracesKey),
+func (r *costReceiver) slots() map[hostext.Slot]respond.Func {
+	return map[hostext.Slot]respond.Func{
+		hostext.SlotEventsBatch: r.batch,
+		hostext.SlotOTLPLogs:    r.otlpLogs,
+		hostext.SlotOTLPMetrics: r.otlpDiscard(otlpconv.MetricsKey),
+		hostext.SlotOTLPTraces:  r.otlpDiscard(otlpconv.TracesKey),
 	}
 }
 
