@@ -13,10 +13,11 @@ import (
 
 	"github.com/llmcost/llmcost/internal/apierr"
 	"github.com/llmcost/llmcost/internal/ingest"
+	"github.com/llmcost/llmcost/receiver/costeventsreceiver/internal/metadata"
 )
 
 func newTestReceiver(next consumer.Logs) *costReceiver {
-	return newReceiver(createDefaultConfig().(*Config), receivertest.NewNopSettings(Type), next)
+	return newReceiver(createDefaultConfig().(*Config), receivertest.NewNopSettings(metadata.Type), next)
 }
 
 // An asynchronous pipeline (nothing fills the result) must not answer 200.
