@@ -33,5 +33,9 @@ func createDefaultConfig() component.Config {
 }
 
 func createLogs(_ context.Context, set receiver.Settings, cfg component.Config, next consumer.Logs) (receiver.Logs, error) {
-	return newReceiver(cfg.(*Config), set, next), nil
+	r, err := newReceiver(cfg.(*Config), set, next)
+	if err != nil {
+		return nil, err // not a typed nil inside the interface
+	}
+	return r, nil
 }
