@@ -20,8 +20,15 @@ FUZZLONG ?= 2m
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
 
-generate: ## regenerate cmd/llmcost from builder-config.yaml
+# Each component's internal/metadata status package comes from its
+# metadata.yaml (the collector's mdatagen schema) through the go:generate
+# directive in its factory.go, run by cmd/mdstatus: mdatagen itself is not
+# served by the module proxy, so it cannot be pinned as a Go tool.
+COMPONENTS := ./receiver/... ./processor/... ./exporter/... ./extension/...
+
+generate: ## regenerate each component's status package from metadata.yaml, and cmd/llmcost from builder-config.yaml
 	@test -x $(BIN) || echo "make: first build: compiling the OpenTelemetry Collector distribution bin/llmcost (a few minutes on a cold Go cache, seconds afterwards)"
+	@$(GO) generate $(COMPONENTS)
 	@mkdir -p cmd bin/.ocb
 	@# ocb logs INFO lines on stderr and always makes an empty temporary
 	@# directory (its default output path): both are kept out of sight, its

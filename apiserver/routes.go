@@ -3,6 +3,7 @@ package apiserver
 import (
 	"github.com/llmcost/llmcost/dashboard"
 	"github.com/llmcost/llmcost/internal/access"
+	"github.com/llmcost/llmcost/internal/hostext"
 )
 
 // The one route table: every route the origin serves, with the guard that
@@ -36,10 +37,10 @@ func (s *Server) originRoutes() []route {
 		post("/v1/pricing/import", deploymentAdmin, s.importPricing),
 		post("/v1/pricing/reprice", deploymentAdmin, s.reprice),
 
-		post("/v1/events/batch", apiKey(access.CreateEvents), s.slot(SlotEventsBatch)),
-		post("/v1/otlp/v1/logs", apiKey(access.CreateEvents), s.slot(SlotOTLPLogs)),
-		post("/v1/otlp/v1/metrics", apiKey(access.CreateEvents), s.slot(SlotOTLPMetrics)),
-		post("/v1/otlp/v1/traces", apiKey(access.CreateEvents), s.slot(SlotOTLPTraces)),
+		post("/v1/events/batch", apiKey(access.CreateEvents), s.slot(hostext.SlotEventsBatch)),
+		post("/v1/otlp/v1/logs", apiKey(access.CreateEvents), s.slot(hostext.SlotOTLPLogs)),
+		post("/v1/otlp/v1/metrics", apiKey(access.CreateEvents), s.slot(hostext.SlotOTLPMetrics)),
+		post("/v1/otlp/v1/traces", apiKey(access.CreateEvents), s.slot(hostext.SlotOTLPTraces)),
 		get("/v1/events", projectParam(access.ViewAnalytics), s.listEvents),
 
 		post("/v1/auth/register", public, s.register),

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/google/uuid"
+
+	"github.com/llmcost/llmcost/internal/hostext"
 )
 
 // Every route of the table called with a method the table does not serve
@@ -79,11 +81,11 @@ func TestSlotsAnswer503UntilFilled(t *testing.T) {
 			t.Errorf("empty %s: %d %v %s", path, r.Status, r.Header, r.Raw)
 		}
 	}
-	release, err := e.srv.Fill(SlotEventsBatch, func(w http.ResponseWriter, _ *http.Request) error { return noContent(w) })
+	release, err := e.srv.Fill(hostext.SlotEventsBatch, func(w http.ResponseWriter, _ *http.Request) error { return noContent(w) })
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.srv.Fill(SlotEventsBatch, func(http.ResponseWriter, *http.Request) error { return nil }); err == nil {
+	if _, err := e.srv.Fill(hostext.SlotEventsBatch, func(http.ResponseWriter, *http.Request) error { return nil }); err == nil {
 		t.Error("a filled slot was filled twice")
 	}
 	if r := e.do(http.MethodPost, "/v1/events/batch", k, "{}"); r.Status != http.StatusNoContent {

@@ -16,6 +16,7 @@ import (
 	"github.com/llmcost/llmcost/dashboard"
 	"github.com/llmcost/llmcost/internal/backlog"
 	"github.com/llmcost/llmcost/internal/catalogsync"
+	"github.com/llmcost/llmcost/internal/hostext"
 	"github.com/llmcost/llmcost/internal/postgres"
 	"github.com/llmcost/llmcost/internal/pricing"
 	"github.com/llmcost/llmcost/internal/ratelimit"
@@ -92,7 +93,7 @@ type Server struct {
 	Deps
 	router *mux.Router
 	table  []route
-	slots  map[Slot]*slotHolder
+	slots  map[hostext.Slot]*slotHolder
 	// offMirror are the routes a mirror knows of but does not serve.
 	offMirror map[*mux.Route]bool
 	acct      *accountState
@@ -114,7 +115,7 @@ func New(d Deps) *Server {
 	if d.MailLimits == nil && d.DB != nil {
 		d.MailLimits = d.DB
 	}
-	s := &Server{Deps: d, slots: map[Slot]*slotHolder{}, offMirror: map[*mux.Route]bool{}}
+	s := &Server{Deps: d, slots: map[hostext.Slot]*slotHolder{}, offMirror: map[*mux.Route]bool{}}
 	s.acct = newAccountState(d.Now, d.MailLimits)
 	s.ui = dashboard.New(dashboard.Deps{API: inProcess{s}, Sessions: browserSessions{s}, Backlog: d.Backlog,
 		Now: d.Now, Logger: d.Logger})

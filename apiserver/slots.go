@@ -6,18 +6,7 @@ import (
 
 	"github.com/llmcost/llmcost/apiserver/respond"
 	"github.com/llmcost/llmcost/internal/apierr"
-)
-
-// Slot names a route of the table whose handler a pipeline component
-// provides while it runs.
-type Slot string
-
-// The slots the costevents receiver fills.
-const (
-	SlotEventsBatch Slot = "events.batch"
-	SlotOTLPLogs    Slot = "otlp.logs"
-	SlotOTLPMetrics Slot = "otlp.metrics"
-	SlotOTLPTraces  Slot = "otlp.traces"
+	"github.com/llmcost/llmcost/internal/hostext"
 )
 
 // slotHolder is the current handler of one slot; nil while empty.
@@ -28,7 +17,7 @@ type slotHolder struct {
 
 // slot declares a slot in the table and returns the handler that serves
 // whatever fills it.
-func (s *Server) slot(name Slot) respond.Func {
+func (s *Server) slot(name hostext.Slot) respond.Func {
 	holder := &slotHolder{}
 	s.slots[name] = holder
 	return func(w http.ResponseWriter, r *http.Request) error {
@@ -53,7 +42,7 @@ func (s *Server) slot(name Slot) respond.Func {
 // storing are the slots whose requests store calls: they wait while the
 // mergers are too far behind (backlog.Limits.Admit). OTLP metrics and
 // traces store nothing.
-var storing = map[Slot]bool{SlotEventsBatch: true, SlotOTLPLogs: true}
+var storing = map[hostext.Slot]bool{hostext.SlotEventsBatch: true, hostext.SlotOTLPLogs: true}
 
 // admit refuses a batch of project with 503 and Retry-After while a merger
 // is too far behind and the project holds its share of that backlog:
@@ -72,7 +61,7 @@ func (s *Server) admit(project string) error {
 
 // Fill puts h in the slot; release empties it again. A slot holds one
 // handler at a time.
-func (s *Server) Fill(name Slot, h respond.Func) (release func(), err error) {
+func (s *Server) Fill(name hostext.Slot, h respond.Func) (release func(), err error) {
 	holder, ok := s.slots[name]
 	if !ok {
 		return nil, apierr.Newf(apierr.Internal, "the route table has no slot %q", name)

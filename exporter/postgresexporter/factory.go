@@ -1,3 +1,5 @@
+//go:generate go run github.com/llmcost/llmcost/cmd/mdstatus metadata.yaml
+
 // Package postgresexporter writes canonical LLM-call and outcome records to
 // PostgreSQL in one round trip per request, deduplicated by (project,
 // event_id) in the database, and fills the request's result holder.
@@ -11,18 +13,17 @@ import (
 	"go.opentelemetry.io/collector/consumer"
 	"go.opentelemetry.io/collector/exporter"
 	"go.opentelemetry.io/collector/exporter/exporterhelper"
-)
 
-// Type is the exporter's component type.
-var Type = component.MustNewType("postgres")
+	"github.com/llmcost/llmcost/exporter/postgresexporter/internal/metadata"
+)
 
 // DefaultTimeout bounds one write, including waiting for a pooled connection.
 const DefaultTimeout = 30 * time.Second
 
 // NewFactory returns the exporter's factory.
 func NewFactory() exporter.Factory {
-	return exporter.NewFactory(Type, createDefaultConfig,
-		exporter.WithLogs(createLogs, component.StabilityLevelDevelopment))
+	return exporter.NewFactory(metadata.Type, createDefaultConfig,
+		exporter.WithLogs(createLogs, metadata.LogsStability))
 }
 
 func createDefaultConfig() component.Config {

@@ -24,6 +24,7 @@ import (
 	"github.com/llmcost/llmcost/internal/apierr"
 	"github.com/llmcost/llmcost/internal/backlog"
 	"github.com/llmcost/llmcost/internal/catalogsync"
+	"github.com/llmcost/llmcost/internal/hostext"
 	"github.com/llmcost/llmcost/internal/jobs"
 	"github.com/llmcost/llmcost/internal/postgres"
 	"github.com/llmcost/llmcost/internal/postgres/pgserver"
@@ -262,7 +263,7 @@ func (e *Extension) NotReady() error {
 // Fill serves h on the route table's slot until release is called; the
 // costevents receiver fills its slots at Start and releases them at
 // Shutdown. An empty slot answers 503 with Retry-After.
-func (e *Extension) Fill(slot apiserver.Slot, h respond.Func) (release func(), err error) {
+func (e *Extension) Fill(slot hostext.Slot, h respond.Func) (release func(), err error) {
 	if e.cfg.Mode == ModeMirror {
 		return func() {}, nil // accepted, never served: the mirror has no pipeline routes
 	}

@@ -1,3 +1,5 @@
+//go:generate go run github.com/llmcost/llmcost/cmd/mdstatus metadata.yaml
+
 // Package costapiextension hosts llmcost's one HTTP server and control
 // plane: the PostgreSQL store (its own private server when no URL is set),
 // migrations, the price catalogue, and the REST API. Pipeline components find
@@ -13,11 +15,9 @@ import (
 	"go.opentelemetry.io/collector/extension"
 
 	"github.com/llmcost/llmcost/apiserver"
+	"github.com/llmcost/llmcost/extension/costapiextension/internal/metadata"
 	"github.com/llmcost/llmcost/internal/jobs"
 )
-
-// Type is the extension's component type.
-var Type = component.MustNewType("costapi")
 
 // Defaults of the configuration.
 const (
@@ -63,7 +63,7 @@ const (
 
 // NewFactory returns the extension's factory.
 func NewFactory() extension.Factory {
-	return extension.NewFactory(Type, createDefaultConfig, create, component.StabilityLevelDevelopment)
+	return extension.NewFactory(metadata.Type, createDefaultConfig, create, metadata.ExtensionStability)
 }
 
 func createDefaultConfig() component.Config {

@@ -1,6 +1,10 @@
-// Package hostext finds the costapi extension from a pipeline component. Each
-// component declares the small interface it needs; Lookup only finds the
-// extension by ID and checks that it offers that interface.
+// Package hostext is what the pipeline components and the costapi extension
+// share: Lookup finds the extension from a component, and Slot names the
+// routes a component serves on the extension's server. Each component
+// declares the small interface it needs; Lookup only finds the extension by
+// ID and checks that it offers that interface. The package imports no
+// llmcost package, so a component reaches the extension without importing
+// the API.
 package hostext
 
 import (

@@ -1,3 +1,5 @@
+//go:generate go run github.com/llmcost/llmcost/cmd/mdstatus metadata.yaml
+
 // Package costprocessor prices every canonical LLM-call record from the
 // catalogue in force, keeps a client-sent cost as sent (recording what the
 // catalogue would have charged beside it), marks unknown models unpriced
@@ -11,15 +13,14 @@ import (
 	"go.opentelemetry.io/collector/consumer"
 	"go.opentelemetry.io/collector/processor"
 	"go.opentelemetry.io/collector/processor/processorhelper"
-)
 
-// Type is the processor's component type.
-var Type = component.MustNewType("cost")
+	"github.com/llmcost/llmcost/processor/costprocessor/internal/metadata"
+)
 
 // NewFactory returns the processor's factory.
 func NewFactory() processor.Factory {
-	return processor.NewFactory(Type, createDefaultConfig,
-		processor.WithLogs(createLogs, component.StabilityLevelDevelopment))
+	return processor.NewFactory(metadata.Type, createDefaultConfig,
+		processor.WithLogs(createLogs, metadata.LogsStability))
 }
 
 func createDefaultConfig() component.Config {

@@ -49,7 +49,7 @@ func (r *costReceiver) batch(w http.ResponseWriter, req *http.Request) error {
 	}
 	res := &ingest.Result{}
 	if len(b.Events)+len(b.Outcomes) > 0 {
-		if res, err = r.consume(req.Context(), toLogs(b), leave); err != nil {
+		if res, err = r.consume(req.Context(), formatBatch, toLogs(b), leave); err != nil {
 			return err
 		}
 	}

@@ -1,3 +1,5 @@
+//go:generate go run github.com/llmcost/llmcost/cmd/mdstatus metadata.yaml
+
 // Package costeventsreceiver takes LLM-call events over HTTP — JSON batches
 // and coding-agent OTLP logs — on the costapi extension's server, turns each
 // call into one canonical log record, and answers with exact counts once the
@@ -12,15 +14,13 @@ import (
 	"go.opentelemetry.io/collector/receiver"
 
 	"github.com/llmcost/llmcost/internal/ingest"
+	"github.com/llmcost/llmcost/receiver/costeventsreceiver/internal/metadata"
 )
-
-// Type is the receiver's component type.
-var Type = component.MustNewType("costevents")
 
 // NewFactory returns the receiver's factory.
 func NewFactory() receiver.Factory {
-	return receiver.NewFactory(Type, createDefaultConfig,
-		receiver.WithLogs(createLogs, component.StabilityLevelDevelopment))
+	return receiver.NewFactory(metadata.Type, createDefaultConfig,
+		receiver.WithLogs(createLogs, metadata.LogsStability))
 }
 
 func createDefaultConfig() component.Config {
@@ -33,5 +33,9 @@ func createDefaultConfig() component.Config {
 }
 
 func createLogs(_ context.Context, set receiver.Settings, cfg component.Config, next consumer.Logs) (receiver.Logs, error) {
-	return newReceiver(cfg.(*Config), set, next), nil
+	r, err := newReceiver(cfg.(*Config), set, next)
+	if err != nil {
+		return nil, err // not a typed nil inside the interface
+	}
+	return r, nil
 }

@@ -58,7 +58,7 @@ func (r *costReceiver) otlpLogs(w http.ResponseWriter, req *http.Request) error 
 		reasons = append(reasons, rej.Reason)
 	}
 	if len(conv.Events) > 0 {
-		res, err := r.consume(req.Context(), agentLogs(conv.Events, projectID), leave)
+		res, err := r.consume(req.Context(), formatOTLP, agentLogs(conv.Events, projectID), leave)
 		if err != nil {
 			return err
 		}

@@ -12,9 +12,9 @@ import (
 	"go.opentelemetry.io/collector/consumer/consumererror"
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/receiver"
+	"go.opentelemetry.io/collector/receiver/receiverhelper"
 	"go.uber.org/zap"
 
-	"github.com/llmcost/llmcost/apiserver"
 	"github.com/llmcost/llmcost/apiserver/respond"
 	"github.com/llmcost/llmcost/internal/apierr"
 	"github.com/llmcost/llmcost/internal/hostext"
@@ -26,7 +26,7 @@ import (
 // apiHost is what the receiver needs of the costapi extension: the slots
 // its route table declares for the pipeline.
 type apiHost interface {
-	Fill(slot apiserver.Slot, h respond.Func) (release func(), err error)
+	Fill(slot hostext.Slot, h respond.Func) (release func(), err error)
 	// Catalogue is the price catalogue in force, for the batch's warnings
 	// about unknown models.
 	Catalogue() *pricing.Catalogue
@@ -48,25 +48,45 @@ type costReceiver struct {
 	// cpu admits one fewer request than there are processors to the
 	// CPU-bound part of ingest, so reads keep a processor.
 	cpu *ingest.CPUGate
+	// obs records each pipeline call as the collector's receivers do: a
+	// span, and the otelcol_receiver_accepted/refused_log_records counts.
+	obs *receiverhelper.ObsReport
 }
 
-func newReceiver(cfg *Config, set receiver.Settings, next consumer.Logs) *costReceiver {
+// The formats of the receiver's pipeline calls, the "format" attribute of
+// their spans: the batch endpoint's body and OTLP/HTTP JSON logs.
+const (
+	formatBatch = "events_json"
+	formatOTLP  = "otlp_json"
+)
+
+// transport is the "transport" attribute of the receiver's telemetry.
+const transport = "http"
+
+func newReceiver(cfg *Config, set receiver.Settings, next consumer.Logs) (*costReceiver, error) {
+	obs, err := receiverhelper.NewObsReport(receiverhelper.ObsReportSettings{
+		ReceiverID: set.ID, Transport: transport, ReceiverCreateSettings: set,
+	})
+	if err != nil {
+		return nil, err
+	}
 	return &costReceiver{
 		cfg: cfg, set: set, next: next,
 		limits: ingest.Limits{MaxEvents: cfg.MaxEventsPerBatch, MaxOutcomes: cfg.MaxOutcomesPerBatch,
 			MaxMetadataBytes: cfg.MaxMetadataBytes},
 		validator: &ingest.Validator{Now: time.Now},
 		cpu:       ingest.NewCPUGate(0),
-	}
+		obs:       obs,
+	}, nil
 }
 
 // slots are the route-table slots the receiver serves.
-func (r *costReceiver) slots() map[apiserver.Slot]respond.Func {
-	return map[apiserver.Slot]respond.Func{
-		apiserver.SlotEventsBatch: r.batch,
-		apiserver.SlotOTLPLogs:    r.otlpLogs,
-		apiserver.SlotOTLPMetrics: r.otlpDiscard(otlpconv.MetricsKey),
-		apiserver.SlotOTLPTraces:  r.otlpDiscard(otlpconv.TracesKey),
+func (r *costReceiver) slots() map[hostext.Slot]respond.Func {
+	return map[hostext.Slot]respond.Func{
+		hostext.SlotEventsBatch: r.batch,
+		hostext.SlotOTLPLogs:    r.otlpLogs,
+		hostext.SlotOTLPMetrics: r.otlpDiscard(otlpconv.MetricsKey),
+		hostext.SlotOTLPTraces:  r.otlpDiscard(otlpconv.TracesKey),
 	}
 }
 
@@ -133,15 +153,24 @@ func (r *costReceiver) enterCPU(req *http.Request) (func(), error) {
 	return leave, nil
 }
 
-// consume runs ld through the pipeline and returns the filled result; it
-// calls leaveCPU when the exporter starts writing. It
-// refuses to report success when not exactly one exporter filled the result:
-// an asynchronous pipeline (batch processor, sending queue) would otherwise
-// make every count a guess.
-func (r *costReceiver) consume(ctx context.Context, ld plog.Logs, leaveCPU func()) (*ingest.Result, error) {
+// consume runs ld, a request's records in format, through the pipeline
+// and returns the filled result; it calls leaveCPU when the exporter starts
+// writing. It refuses to report success when not exactly one exporter
+// filled the result: an asynchronous pipeline (batch processor, sending
+// queue) would otherwise make every count a guess.
+//
+// The call is one receive operation of the receiver's ObsReport: its
+// records count as accepted when the pipeline takes them and as refused
+// when it fails, as in the collector's own receivers. Items the request's
+// validation rejected never reach the pipeline (the answer lists them),
+// and records the pipeline drops one by one count as the processor's.
+func (r *costReceiver) consume(ctx context.Context, format string, ld plog.Logs, leaveCPU func()) (*ingest.Result, error) {
 	res := &ingest.Result{}
 	res.OnWriting(leaveCPU)
+	records := ld.LogRecordCount() // before the processor changes ld
+	ctx = r.obs.StartLogsOp(ctx)
 	err := r.next.ConsumeLogs(ingest.NewContext(ctx, res), ld)
+	r.obs.EndLogsOp(ctx, format, records, err)
 	if err != nil {
 		return nil, pipelineError(err)
 	}
