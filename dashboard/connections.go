@@ -57,7 +57,7 @@ func (d *Dashboard) connectForm(pd *dash) (string, *wire.WebhookTest, error) {
 	if err != nil {
 		return "", nil, err
 	}
-	return "Connected " + out.Provider + " with the key ending " + out.KeyHint + "; its first sync is due now.", nil, nil
+	return "Connected " + out.Provider + " with the key ending " + out.KeyHint + ".", nil, nil
 }
 
 // connectionSyncForm is POST /settings/connections/sync.
