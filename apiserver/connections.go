@@ -8,6 +8,7 @@ import (
 
 	"github.com/gorilla/mux"
 
+	"github.com/llmcost/llmcost/apiserver/wire"
 	"github.com/llmcost/llmcost/internal/apierr"
 	"github.com/llmcost/llmcost/internal/postgres"
 	"github.com/llmcost/llmcost/internal/reconcile"
@@ -20,39 +21,15 @@ type SyncQueue interface {
 }
 
 // ConnectionRequest is the body of PUT
-// /v1/projects/{project_id}/connections/{provider}.
-type ConnectionRequest struct {
-	AdminKey         *string      `json:"admin_key"`
-	WorkspaceIDs     []string     `json:"workspace_ids"`
-	ProjectIDs       []string     `json:"project_ids"`
-	APIKeyIDs        []string     `json:"api_key_ids"`
-	BackfillDays     *int         `json:"backfill_days"`
-	TolerancePercent *json.Number `json:"tolerance_percent"`
-}
+// /v1/projects/{project_id}/connections/{provider}; the record is in wire
+// so the dashboard's client sends the same type.
+type ConnectionRequest = wire.ConnectionRequest
 
-// ConnectionRead is a connection as the API shows it: never the key, only
-// its last four characters.
-type ConnectionRead struct {
-	Provider         string      `json:"provider"`
-	KeyHint          string      `json:"key_hint"`
-	WorkspaceIDs     []string    `json:"workspace_ids"`
-	ProjectIDs       []string    `json:"project_ids"`
-	APIKeyIDs        []string    `json:"api_key_ids"`
-	BackfillDays     int         `json:"backfill_days"`
-	TolerancePercent json.Number `json:"tolerance_percent"`
-	SyncStatus       string      `json:"sync_status"`
-	LastSyncAt       *string     `json:"last_sync_at"`
-	LastSyncError    *string     `json:"last_sync_error"`
-	NextSyncAt       *string     `json:"next_sync_at"`
-	CreatedAt        string      `json:"created_at"`
-	UpdatedAt        string      `json:"updated_at"`
-}
+// ConnectionRead is a connection as the API shows it: never the key.
+type ConnectionRead = wire.ConnectionRead
 
 // ConnectionList is GET /v1/projects/{project_id}/connections.
-type ConnectionList struct {
-	Connections []ConnectionRead `json:"connections"`
-	Total       int              `json:"total"`
-}
+type ConnectionList = wire.ConnectionList
 
 func connectionJSON(c postgres.Connection, now time.Time) ConnectionRead {
 	out := ConnectionRead{Provider: c.Provider, KeyHint: c.KeyHint, WorkspaceIDs: c.WorkspaceIDs,

@@ -2,6 +2,7 @@ package apiserver
 
 import (
 	"net/http"
+	"net/url"
 	"regexp"
 	"strings"
 	"testing"
@@ -52,4 +53,40 @@ func TestReconciliationPage(t *testing.T) {
 		t.Errorf("day 10: provider %s llmcost %s; day 11: provider %s llmcost %s",
 			tip(10, "provider"), tip(10, "llmcost"), tip(11, "provider"), tip(11, "llmcost"))
 	}
+}
+
+// An admin connects a provider from the settings page, sees it listed by
+// its key's hint and never the key, asks for a sync, disconnects, and is
+// told which field is wrong when the key is malformed.
+func TestDashboardConnectionForms(t *testing.T) {
+	e := newEnv(t)
+	u := e.register("connform")
+	b := e.browser()
+	b.signIn(u.Email)
+	proj := u.ProjectID
+	b.must(b.get("/settings?project="+proj), http.StatusOK, `id="connection-form"`, `id="no-connections"`)
+
+	bad := b.must(b.post("/settings/connections", url.Values{"project": {proj}, "provider": {"anthropic"},
+		"admin_key": {"sk-not-an-admin-key-Secret-Key"}}), http.StatusUnprocessableEntity, "admin_key: must be a anthropic admin key")
+	if strings.Contains(bad.Body, "Secret-Key") {
+		t.Fatal("the refusal echoes the admin key")
+	}
+
+	hint := testAnthropicKey[len(testAnthropicKey)-4:]
+	p := b.must(b.post("/settings/connections", url.Values{"project": {proj}, "provider": {"anthropic"},
+		"admin_key": {testAnthropicKey}, "scope_kind": {"workspace_ids"}, "scope_ids": {"wrkspc_a, wrkspc_b"},
+		"tolerance_percent": {"1.5"}, "backfill_days": {"7"}}), http.StatusOK,
+		"Connected anthropic", `id="connections"`, "wrkspc_a", "wrkspc_b", "…"+hint, "Sync now", "Disconnect")
+	if strings.Contains(p.Body, "Secret-Key") {
+		t.Fatal("the settings page shows the admin key")
+	}
+	list := e.must(e.do("GET", "/v1/projects/"+proj+"/connections", u.Access, nil), 200).Body["connections"].([]any)
+	if c := list[0].(map[string]any); len(list) != 1 || c["backfill_days"] != 7.0 || c["tolerance_percent"] != 1.5 {
+		t.Errorf("stored connections %v", list)
+	}
+
+	b.must(b.post("/settings/connections/sync", url.Values{"project": {proj}, "provider": {"anthropic"}}),
+		http.StatusOK, "Sync of anthropic requested.")
+	b.must(b.post("/settings/connections/delete", url.Values{"project": {proj}, "provider": {"anthropic"}}),
+		http.StatusOK, "Disconnected anthropic.", `id="no-connections"`)
 }

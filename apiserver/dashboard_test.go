@@ -95,7 +95,7 @@ func (b *browser) must(p page, status int, has ...string) page {
 	return p
 }
 
-var settingsActions = []string{`id="invite-form"`, `id="rotate-form"`, `id="webhook-form"`, `id="budget-form"`}
+var settingsActions = []string{`id="invite-form"`, `id="rotate-form"`, `id="webhook-form"`, `id="budget-form"`, `id="connection-form"`}
 
 func TestDashboardAccess(t *testing.T) {
 	m := &matrixEnv{env: newEnv(t), users: map[principal]user{}}

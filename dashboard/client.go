@@ -157,3 +157,27 @@ func (c client) reconciliation(projectID, rng string) (wire.ReconReport, error) 
 	return call[wire.ReconReport](c, http.MethodGet, "/v1/reconciliation", nil,
 		url.Values{"project_id": {projectID}, "range": {rng}}, nil)
 }
+
+// Provider connections of one project.
+
+func connection(projectID, provider string) map[string]string {
+	return map[string]string{"project_id": projectID, "provider": provider}
+}
+
+func (c client) connections(projectID string) (wire.ConnectionList, error) {
+	return call[wire.ConnectionList](c, http.MethodGet, "/v1/projects/{project_id}/connections", project(projectID), nil, nil)
+}
+
+func (c client) putConnection(projectID, provider string, req wire.ConnectionRequest) (wire.ConnectionRead, error) {
+	return call[wire.ConnectionRead](c, http.MethodPut, "/v1/projects/{project_id}/connections/{provider}",
+		connection(projectID, provider), nil, req)
+}
+
+func (c client) syncConnection(projectID, provider string) (wire.ConnectionRead, error) {
+	return call[wire.ConnectionRead](c, http.MethodPost, "/v1/projects/{project_id}/connections/{provider}/sync",
+		connection(projectID, provider), nil, nil)
+}
+
+func (c client) deleteConnection(projectID, provider string) error {
+	return c.send(http.MethodDelete, "/v1/projects/{project_id}/connections/{provider}", connection(projectID, provider), nil)
+}

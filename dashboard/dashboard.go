@@ -140,6 +140,9 @@ func (d *Dashboard) Routes() []Route {
 		form("/settings/webhook", d.settingsForm(d.webhookForm)),
 		form("/settings/webhook/test", d.settingsForm(d.webhookTestForm)),
 		form("/settings/budget", d.settingsForm(d.budgetForm)),
+		form("/settings/connections", d.settingsForm(d.connectForm)),
+		form("/settings/connections/sync", d.settingsForm(d.connectionSyncForm)),
+		form("/settings/connections/delete", d.settingsForm(d.disconnectForm)),
 		{http.MethodGet, "/static/{file}", Static, serveStatic},
 	}
 }

@@ -25,8 +25,8 @@ type reconcileData struct {
 var reconcileRanges = map[string]bool{"7d": true, "30d": true, "90d": true}
 
 // reconcilePage is GET /reconciliation: the provider's bill beside
-// llmcost's figures, the gaps first. Connecting a provider is done through
-// the API (docs/reconciliation.md).
+// llmcost's figures, the gaps first. Connecting a provider is done on the
+// settings page or through the API (docs/reconciliation.md).
 func (d *Dashboard) reconcilePage(pd *dash) (string, any, error) {
 	if err := pd.project(); err != nil {
 		return "", nil, err

@@ -11,8 +11,8 @@ import (
 	"github.com/llmcost/llmcost/internal/apierr"
 )
 
-// Settings: members and invitations, key rotation, the webhook and the
-// budget. Each form is the matching API write: a viewer is refused by the
+// Settings: members and invitations, key rotation, the webhook, the
+// budget and provider connections. Each form is the matching API write: a viewer is refused by the
 // route's own guard (and is shown no form at all).
 
 type settingsData struct {
@@ -21,6 +21,9 @@ type settingsData struct {
 	Budget  wire.BudgetState
 	Gauge   string
 	Test    *wire.WebhookTest
+	// Connections are the provider connections, read only for a role
+	// that may change them (the API refuses the list to others).
+	Connections []wire.ConnectionRead
 	// BudgetValue and Thresholds prefill the budget form.
 	BudgetValue, Thresholds string
 }
@@ -43,6 +46,13 @@ func (pd *dash) settings(test *wire.WebhookTest) (string, any, error) {
 		return "", nil, err
 	}
 	data.Members = members.Members
+	if pd.pg.CanEdit {
+		conns, err := pd.api.connections(id)
+		if err != nil {
+			return "", nil, err
+		}
+		data.Connections = conns.Connections
+	}
 	data.Thresholds = "50, 80, 100"
 	if b := data.Budget; b.Budget != nil {
 		data.BudgetValue = b.Budget.String()
