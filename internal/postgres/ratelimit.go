@@ -8,27 +8,13 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// rateLimitSQL counts one request in its key's window unless the window is
-// full: one round trip, atomic across instances (the row lock of ON
-// CONFLICT serialises concurrent increments of one key). No row comes back
-// when the window was already full, so refused requests are not counted.
-const rateLimitSQL = `
-INSERT INTO rate_limit_windows AS w (key, window_start, count) VALUES ($1, $2, 1)
-ON CONFLICT (key, window_start) DO UPDATE SET count = w.count + 1 WHERE w.count < $3
-RETURNING count`
-
 // CountRequest counts one request for key in the fixed window starting at
 // windowStart and returns the count including it; allowed is false, and
-// count is limit, when the window already held limit requests.
+// count is limit, when the window already held limit requests. It is a
+// lease of one request: one round trip, atomic across instances.
 func (db *DB) CountRequest(ctx context.Context, key string, windowStart time.Time, limit int) (count int, allowed bool, err error) {
-	err = db.quickPool().QueryRow(ctx, rateLimitSQL, key, windowStart, limit).Scan(&count)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return limit, false, nil
-	}
-	if err != nil {
-		return 0, false, translate(err, "rate limit")
-	}
-	return count, true, nil
+	count, granted, err := db.LeaseRequests(ctx, key, windowStart, limit, 1)
+	return count, granted > 0, err
 }
 
 // leaseSQL takes up to $4 requests of key $1's window $2 at once, never

@@ -114,13 +114,13 @@ func (l *Shared) allowLeased(ctx context.Context, c Leaser, key string, start ti
 			case <-done:
 			case <-ctx.Done():
 				ls.mu.Lock()
-				return Decision{Allowed: true, Limit: l.Limit, Remaining: l.Limit, Reset: reset}, context.Cause(ctx)
+				return l.failOpen(reset), context.Cause(ctx)
 			}
 			ls.mu.Lock()
 		default:
 			st.fetching = make(chan struct{})
 			if err := l.fetch(ctx, c, key, st); err != nil {
-				return Decision{Allowed: true, Limit: l.Limit, Remaining: l.Limit, Reset: reset}, err
+				return l.failOpen(reset), err
 			}
 		}
 	}

@@ -43,9 +43,15 @@ func (l *Shared) Allow(ctx context.Context, key string) (Decision, error) {
 	}
 	count, allowed, err := l.Counter.CountRequest(ctx, key, start, l.Limit)
 	if err != nil {
-		return Decision{Allowed: true, Limit: l.Limit, Remaining: l.Limit, Reset: reset}, err
+		return l.failOpen(reset), err
 	}
 	return Decision{Allowed: allowed, Limit: l.Limit, Remaining: l.Limit - count, Reset: reset}, nil
+}
+
+// failOpen is the decision when the count could not be kept: allowed, the
+// caller decides whether to refuse.
+func (l *Shared) failOpen(reset time.Duration) Decision {
+	return Decision{Allowed: true, Limit: l.Limit, Remaining: l.Limit, Reset: reset}
 }
 
 // Policy is the limit and window, for the RateLimit-Policy header.
