@@ -8,7 +8,9 @@ import (
 	"embed"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
+	"net"
 	"sort"
 	"strconv"
 	"strings"
@@ -92,12 +94,7 @@ const quickConns = 4
 
 // quickPool is the pool of the per-request statements: the quick pool
 // when opened, else the one pool.
-func (db *DB) quickPool() *pgxpool.Pool {
-	if db.quick != nil {
-		return db.quick
-	}
-	return db.Pool
-}
+func (db *DB) quickPool() *pgxpool.Pool { return db.or(db.quick) }
 
 // poolConfig is the configuration of a pool of at most maxConns (0: pgx's
 // default) connections to url.
@@ -152,7 +149,10 @@ func lostConnection(err error) bool {
 	if errors.As(err, &pgErr) {
 		return strings.HasPrefix(pgErr.Code, "08") || strings.HasPrefix(pgErr.Code, "57P")
 	}
-	return true
+	var connectErr *pgconn.ConnectError
+	var netErr net.Error
+	return errors.As(err, &connectErr) || errors.As(err, &netErr) || errors.Is(err, io.EOF) ||
+		errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, pgconn.ErrConnClosed)
 }
 
 // Close stops the key cache's listener and releases the pool.
@@ -160,12 +160,29 @@ func (db *DB) Close() {
 	if db.keys != nil {
 		db.keys.stop()
 	}
+	for _, p := range db.pools() {
+		p.Close()
+	}
+}
+
+// pools are the pools opened: the read pool last.
+func (db *DB) pools() []*pgxpool.Pool {
+	var out []*pgxpool.Pool
 	for _, p := range []*pgxpool.Pool{db.work, db.merge, db.quick} {
 		if p != nil {
-			p.Close()
+			out = append(out, p)
 		}
 	}
-	db.Pool.Close()
+	return append(out, db.Pool)
+}
+
+// or is p when opened, else the read pool (a DB from OpenBulk has only
+// that one).
+func (db *DB) or(p *pgxpool.Pool) *pgxpool.Pool {
+	if p != nil {
+		return p
+	}
+	return db.Pool
 }
 
 // Ping reports whether the database answers.

@@ -98,29 +98,16 @@ func localHost(host string) bool {
 
 // workPool is the pool of ingest: the work pool when opened, else the one
 // pool.
-func (db *DB) workPool() *pgxpool.Pool {
-	if db.work != nil {
-		return db.work
-	}
-	return db.Pool
-}
+func (db *DB) workPool() *pgxpool.Pool { return db.or(db.work) }
 
 // mergePool is the mergers' pool: the merge pool when opened, else the
 // one pool.
-func (db *DB) mergePool() *pgxpool.Pool {
-	if db.merge != nil {
-		return db.merge
-	}
-	return db.Pool
-}
+func (db *DB) mergePool() *pgxpool.Pool { return db.or(db.merge) }
 
 // Reset drops every pooled connection of every pool (after the private
 // server restarted).
 func (db *DB) Reset() {
-	db.Pool.Reset()
-	for _, p := range []*pgxpool.Pool{db.work, db.merge, db.quick} {
-		if p != nil {
-			p.Reset()
-		}
+	for _, p := range db.pools() {
+		p.Reset()
 	}
 }
