@@ -54,7 +54,7 @@ func (db *DB) AgentSteps(ctx context.Context, q RunQuery) ([]AgentStep, error) {
 	if err := db.FreshRunsIn(ctx, q.ProjectID, q.Start, q.End); err != nil {
 		return nil, err
 	}
-	return collect(ctx, db, agentStepsSQL, []any{q.ProjectID, q.AgentName, q.Start, q.End},
+	return collect(ctx, db, agentStepsSQL,
 		func(r pgx.CollectableRow) (AgentStep, error) {
 			var s AgentStep
 			var lists [][]string
@@ -62,5 +62,5 @@ func (db *DB) AgentSteps(ctx context.Context, q RunQuery) ([]AgentStep, error) {
 				&s.RunCosts, &s.Tool, &lists)
 			s.Models = slices.Compact(slices.Sorted(slices.Values(slices.Concat(lists...))))
 			return s, err
-		})
+		}, q.ProjectID, q.AgentName, q.Start, q.End)
 }

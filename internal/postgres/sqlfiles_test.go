@@ -98,3 +98,44 @@ func TestReportStatementsExplain(t *testing.T) {
 		}
 	}
 }
+
+// TestRunReadsEveryFilter runs each run report read, whose texts are
+// filled per request, with and without an agent and a workflow, over a
+// window with whole days and partial edges: every combination of markers
+// and named arguments must be one the server accepts.
+func TestRunReadsEveryFilter(t *testing.T) {
+	db := openDB(t)
+	p := newProject(t, db)
+	ctx := context.Background()
+	end := time.Date(2026, 3, 4, 10, 30, 0, 0, time.UTC)
+	for _, agent := range []string{"", "a1"} {
+		for _, wf := range []bool{false, true} {
+			for _, limit := range []int{0, 5} {
+				q := postgres.RunQuery{ProjectID: p, Start: end.Add(-72 * time.Hour), End: end, AgentName: agent,
+					Workflow: "w1", HasWorkflow: wf, Limit: limit}
+				reads := map[string]func() error{
+					"WorkflowRows": func() error { _, err := db.WorkflowRows(ctx, q); return err },
+					"StepRows":     func() error { _, err := db.StepRows(ctx, q); return err },
+					"ToolRows":     func() error { _, err := db.ToolRows(ctx, q); return err },
+					"ToolRowsPerWorkflow": func() error {
+						_, err := db.ToolRowsPerWorkflow(ctx, q)
+						return err
+					},
+					"RepeatRows":    func() error { _, err := db.RepeatRows(ctx, q); return err },
+					"RunCosts":      func() error { _, err := db.RunCosts(ctx, q); return err },
+					"TraceRows":     func() error { _, err := db.TraceRows(ctx, q); return err },
+					"ReadAgentRuns": func() error { _, err := db.ReadAgentRuns(ctx, q); return err },
+					"ReadAgentFacts": func() error {
+						_, err := db.ReadAgentFacts(ctx, p, agent, []string{"a1", "a2"}, q.Start, q.End)
+						return err
+					},
+				}
+				for name, read := range reads {
+					if err := read(); err != nil {
+						t.Errorf("%s agent=%q workflow=%v limit=%d: %v", name, agent, wf, limit, err)
+					}
+				}
+			}
+		}
+	}
+}
