@@ -40,6 +40,13 @@ const (
 	// envSustainedLagBound is the merge-lag bound in seconds the lag is
 	// judged against (unset: printed without a verdict).
 	envSustainedLagBound = "LLMCOST_BENCH_SUSTAINED_LAG_BOUND"
+	// envSustainedReadEvery is how often each report reader starts a read
+	// while A streams (a Go duration, default 200ms; 0 reads back to back).
+	// Two dashboards refreshing a report five times a second each are
+	// already more than a team's browsers do; a reader looping with no
+	// pause measured mostly its own load (it took the cores the mergers
+	// needed, and each read waited behind the previous ones' backends).
+	envSustainedReadEvery = "LLMCOST_BENCH_SUSTAINED_READ_EVERY"
 	// envSustainedKeep=1 keeps the run's database for inspection; by
 	// default it is dropped at the end (ten million calls take gigabytes).
 	envSustainedKeep = "LLMCOST_BENCH_SUSTAINED_KEEP"
@@ -56,6 +63,7 @@ const drainTimeout = 60 * time.Minute
 type sustainedConfig struct {
 	events, clients, bystander, copyRows, afterRuns int
 	lagBound                                        float64 // seconds; 0 when unset
+	readEvery                                       time.Duration
 	// backlogBound is each merger's backlog bound as the server runs it
 	// (the server's defaults, or LLMCOST_MAX_MERGE_BACKLOG and
 	// LLMCOST_MAX_RUN_BACKLOG when set for the run).
@@ -83,6 +91,14 @@ func sustainedConfigFromEnv(b *testing.B) sustainedConfig {
 			b.Fatalf("%s=%q: want seconds", envSustainedLagBound, v)
 		}
 		c.lagBound = f
+	}
+	c.readEvery = 200 * time.Millisecond
+	if v := os.Getenv(envSustainedReadEvery); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < 0 {
+			b.Fatalf("%s=%q: want a duration such as 200ms, or 0", envSustainedReadEvery, v)
+		}
+		c.readEvery = d
 	}
 	c.copyRows = min(c.copyRows, c.events)
 	c.backlogBound = map[string]int64{"rollups": int64(num("LLMCOST_MAX_MERGE_BACKLOG", costapiextension.DefaultMaxMergeBacklog)),
@@ -242,8 +258,8 @@ func (r *sustainedRun) streamA(b *testing.B, srv *llmcost, db *postgres.DB, dbUR
 	readCtx, stopReads := context.WithCancel(ctx)
 	var pollers, readers sync.WaitGroup
 	pollers.Go(func() { pollBudget(pollCtx, srv, projA, keyA, &phase, r.reads) })
-	readers.Go(func() { readCycling(readCtx, srv, keyA, "A", phaseDuring, r.reads) })
-	readers.Go(func() { readCycling(readCtx, srv, keyB, "B", phaseDuring, r.reads) })
+	readers.Go(func() { readCycling(readCtx, srv, keyA, "A", phaseDuring, r.cfg.readEvery, r.reads) })
+	readers.Go(func() { readCycling(readCtx, srv, keyB, "B", phaseDuring, r.cfg.readEvery, r.reads) })
 	resetStatements, readStatements := statementProfile(dbURL)
 	resetStatements()
 	cpu0, ticks0 := processCPU(), readCPUTicks(srv.cmd.Process.Pid)
