@@ -124,7 +124,7 @@ func (r *sustainedRun) printIngest(o *mdOut) {
 	o.printf("| 503 answers (back-pressure), total Retry-After slept | %d, %s | – | |\n", r.stats.retries.Load(),
 		time.Duration(r.stats.retryWait.Load()).Round(time.Millisecond))
 	o.printf("| batches acknowledged; outcomes sent | %d; %d | – | |\n", r.stats.batches.Load(), r.stats.outcomes.Load())
-	o.printf("| this process's CPU while A streamed (generating and encoding the calls, the readers, pollers and sampler) | %s (%.2f of a core) | – | |\n",
+	o.printf("| the benchmark's CPU while A streamed (its streaming child generating and encoding the calls; itself reading, polling and sampling) | %s (%.2f of a core) | – | |\n",
 		r.benchCPU.Round(time.Second), r.benchCPU.Seconds()/r.toLastAck.Seconds())
 	o.printf("| cores busy while A streamed: all; llmcost's process; the rest (PostgreSQL, the bench, others) | %.2f; %.2f; %.2f | – | |\n",
 		r.busyCores, r.serverCores, r.busyCores-r.serverCores)

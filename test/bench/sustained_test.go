@@ -126,7 +126,7 @@ type sustainedRun struct {
 	budgetSet           string
 	budgetStateAtTheEnd string
 	streamErr           error         // the stream stopped on an answer other than 200 or 503
-	benchCPU            time.Duration // this process's CPU while A streamed: the load generator's share of the cores
+	benchCPU            time.Duration // this process's and the streaming child's CPU while A streamed: the load generator's share of the cores
 	busyCores           float64       // the machine's busy cores while A streamed
 	serverCores         float64       // llmcost's own process (HTTP, decoding, pricing) while A streamed
 	statements          []string      // pg_stat_statements' top statements while A streamed, when asked for
@@ -145,13 +145,17 @@ func tail(s string, n int) string {
 	return s
 }
 
-// processCPU is this process's user and system CPU so far.
+// processCPU is the user and system CPU so far of this process and of its
+// children that have ended (the streaming child, once waited for).
 func processCPU() time.Duration {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
+	var total time.Duration
+	for _, who := range []int{syscall.RUSAGE_SELF, syscall.RUSAGE_CHILDREN} {
+		var ru syscall.Rusage
+		if syscall.Getrusage(who, &ru) == nil {
+			total += time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+		}
 	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	return total
 }
 
 // BenchmarkSustained is make bench-sustained: project A streams
@@ -267,7 +271,7 @@ func (r *sustainedRun) streamA(b *testing.B, srv *llmcost, db *postgres.DB, dbUR
 	r.anchor = start.UTC()
 	sampler := startLagSampler(srv, dbURL, start, r.stats.acked.Load, r.reads)
 	fmt.Printf("project A: streaming %d calls from %d clients\n", r.cfg.events, r.cfg.clients)
-	err := stream(srv, keyA, spec, projA, r.anchor, r.cfg.clients, &r.stats)
+	err := streamInChild(srv, keyA, spec, projA, r.anchor, r.cfg.clients, &r.stats)
 	r.toLastAck = time.Since(start) // when no batch was acknowledged at all
 	if last := r.stats.lastAck.Load(); last != 0 {
 		r.toLastAck = time.Unix(0, last).Sub(start)
