@@ -42,7 +42,7 @@ func BenchmarkAnalytics(b *testing.B) {
 		printTable("Report", ranges, ts)
 		fmt.Println(edgeNote(timed, reportsEnd, ds.state.Anchor))
 		// The optimisations (no range, 30 days) fill the 30d column.
-		printTable("Agent view (issue 12)", agentViewRanges, agents)
+		printTable("Agent view and optimisations", agentViewRanges, agents)
 		printPages(pages)
 		if detail.served {
 			fmt.Printf("\ntraces/{trace_id} (one run's detail, no range): p50 %s ms, p95 %s ms\n",
