@@ -115,6 +115,9 @@ type agentData struct {
 	dailyRuns     map[time.Time][]guardrail.Run
 }
 
+// splitAgent is agent's share of a read of every guarded agent: its usage
+// summed over the window and per day, and its runs, all and per day of
+// their last call.
 func splitAgent(agent string, d postgres.ComplianceData) agentData {
 	a := agentData{tools: map[string]*guardrail.Usage{}, models: map[string]*guardrail.Usage{},
 		daily: map[time.Time][2][]guardrail.Usage{}, dailyRuns: map[time.Time][]guardrail.Run{}}
