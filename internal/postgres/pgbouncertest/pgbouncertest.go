@@ -70,8 +70,11 @@ func Start(t testing.TB, dbURL string, o Options) *Bouncer {
 	if o.MaxClients == 0 {
 		o.MaxClients = 1000
 	}
-	ini := []string{"[databases]",
-		fmt.Sprintf("%s = host=%s port=%d user=%s", cfg.Database, cfg.Host, cfg.Port, cfg.User),
+	server := fmt.Sprintf("%s = host=%s port=%d user=%s", cfg.Database, cfg.Host, cfg.Port, cfg.User)
+	if cfg.Password != "" { // LLMCOST_TEST_DATABASE_URL's server may want one
+		server += " password=" + cfg.Password
+	}
+	ini := []string{"[databases]", server,
 		"[pgbouncer]",
 		"listen_addr = 127.0.0.1", "listen_port = " + port, "unix_socket_dir =",
 		"auth_type = trust", "auth_file = " + filepath.Join(dir, "userlist.txt"),
