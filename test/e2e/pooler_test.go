@@ -160,7 +160,7 @@ func TestTwoInstancesThroughPgBouncerInTransactionMode(t *testing.T) {
 		t.Errorf("deliveries %v, want 1 breach and 3 crossings", got)
 	}
 	for _, s := range []*service{a, b} {
-		for _, bad := range []string{"prepared statement", "unsupported startup parameter", "lack its settings", "SQLSTATE"} {
+		for _, bad := range []string{"prepared statement", "unsupported startup parameter", "lack its settings", "SQLSTATE 08P01"} {
 			if strings.Contains(s.stderr.String(), bad) {
 				t.Errorf("%s logged %q:\n%s", s.URL, bad, s.stderr.String())
 			}
