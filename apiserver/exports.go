@@ -97,6 +97,9 @@ func (s *Server) exportCalls(w http.ResponseWriter, r *http.Request) error {
 	}
 	h.Set("Content-Disposition", `attachment; filename="`+name+`"`)
 	w.WriteHeader(http.StatusOK)
+	if r.Method == http.MethodHead {
+		return nil // the headers are the answer: no page past the first is read
+	}
 
 	write, flush := callWriter(out, format)
 	rc := http.NewResponseController(w)
