@@ -112,6 +112,7 @@ type CSVWriter struct {
 // records. Callers streaming many records flush it between pages.
 func NewCSVWriter(w io.Writer, cols []Column) *CSVWriter {
 	cw := &CSVWriter{w: csv.NewWriter(w), cols: cols, rec: make([]string, len(cols))}
+	cw.w.UseCRLF = true // RFC 4180's line end
 	for i, c := range cols {
 		cw.rec[i] = c.Name
 	}

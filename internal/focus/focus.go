@@ -157,9 +157,10 @@ func less(a, b Usage) bool {
 	return false
 }
 
-// Write writes the header and rows as CSV.
+// Write writes the header and rows as CSV (RFC 4180).
 func Write(w io.Writer, rows []Row) error {
 	cw := csv.NewWriter(w)
+	cw.UseCRLF = true // RFC 4180's line end
 	if err := cw.Write(Columns); err != nil {
 		return err
 	}
