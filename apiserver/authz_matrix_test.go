@@ -198,6 +198,7 @@ var matrix = map[string]matrixEntry{
 	"GET /agents/{agent_name:.+}":       {want: every(303)},
 	"GET /optimizations":                {want: every(303)},
 	"GET /reconciliation":               {want: every(303)},
+	"GET /export/{report}.csv":          {want: every(303)},
 	"GET /workflows":                    {want: every(303)},
 	"GET /traces":                       {want: every(303)},
 	"GET /traces/{trace_id}":            {want: every(303)},

@@ -165,3 +165,30 @@ func mustJSON(t *testing.T, raw string, v any) {
 		t.Fatalf("%v: %s", err, raw)
 	}
 }
+
+func TestDashboardDownloadsCSV(t *testing.T) {
+	e := newEnv(t)
+	o, v := e.register("dlowner"), e.register("dlviewer")
+	e.verify(v)
+	e.must(e.do("POST", "/v1/projects/"+o.ProjectID+"/members", o.Access, map[string]string{"email": v.Email, "role": "viewer"}), 201)
+	e.must(e.do("POST", "/v1/projects/"+o.ProjectID+"/invitations/accept", v.Access, nil), 200)
+	e.seedCalls(o.ProjectID, e.clock.Now())
+	q := "?project=" + o.ProjectID + "&range=7d"
+
+	owners := e.browser()
+	owners.signIn(o.Email)
+	owners.must(owners.get("/models"+q), 200, `id="models-csv" href="/export/models.csv?project=`)
+	got := owners.must(owners.get("/export/models.csv"+q), 200)
+	api := e.raw("/v1/analytics/models?range=7d&format=csv", o.Key, nil)
+	if got.Body != api.Body.String() || !strings.HasPrefix(got.Body, "model,total_calls,") {
+		t.Errorf("download:\n%s\nAPI:\n%s", got.Body, api.Body.String())
+	}
+	owners.must(owners.get("/export/nothing.csv"+q), 404)
+
+	viewers := e.browser()
+	viewers.signIn(v.Email)
+	if p := viewers.must(viewers.get("/models"+q), 200); strings.Contains(p.Body, "models-csv") {
+		t.Error("a viewer is offered a download")
+	}
+	viewers.must(viewers.get("/export/models.csv"+q), 403)
+}
