@@ -240,7 +240,9 @@ type RunRow struct {
 	FirstTS, LastEnd                       time.Time
 }
 
-// TraceRows reads the most expensive runs of the window.
+// TraceRows reads the most expensive runs of the window (trace_rows.sql:
+// the window's runs sorted whole when it holds at most 2,000, the cost
+// index walked otherwise).
 func (db *DB) TraceRows(ctx context.Context, q RunQuery) ([]RunRow, error) {
 	if err := db.FreshRunsIn(ctx, q.ProjectID, q.Start, q.End); err != nil {
 		return nil, err
