@@ -97,6 +97,8 @@ func (e *Extension) startJobs(ctx context.Context, mailer mail.Sender) error {
 	// thresholds it queues are alerted by the drain (notifications and
 	// deliveries), which starts once deliveries can be queued.
 	e.db.Enqueue = runner.EnqueueWebhooksTx
+	// A deleted project's rows are removed by a job queued with the deletion.
+	e.db.EnqueuePurge = runner.EnqueuePurgeTx
 	hook := alerts.New(e.set.Logger, nil)
 	e.db.Hook = hook
 	e.merger.also(e.cfg.RollupMergeInterval, e.set.Logger, "queued alerts into notifications and deliveries",

@@ -1,0 +1,74 @@
+package jobs
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/riverqueue/river"
+	"go.uber.org/zap"
+
+	"github.com/llmcost/llmcost/internal/postgres"
+)
+
+// PurgeQueue is the queue of project purges. It has its own queue of one
+// worker per instance: a purge of a large project runs for minutes, and on
+// the default queue a few of them would hold every worker that sends mail.
+const PurgeQueue = "purge"
+
+// PurgeAttempts bounds the attempts of a purge. Each attempt continues
+// where the last stopped, so a failure costs one chunk; with the default
+// backoff these cover about four days of a failing database.
+const PurgeAttempts = 100
+
+// PurgeArgs is the removal of a deleted project's rows
+// (postgres.PurgeProject).
+type PurgeArgs struct {
+	ProjectID string `json:"project_id"`
+}
+
+// Kind implements river.JobArgs.
+func (PurgeArgs) Kind() string { return "project_purge" }
+
+// EnqueuePurgeTx queues the purge of a project in tx, the transaction that
+// marks it deleted: the job exists exactly when the deletion does.
+func (r *Runner) EnqueuePurgeTx(ctx context.Context, tx pgx.Tx, projectID string) error {
+	_, err := r.client.InsertTx(ctx, tx, PurgeArgs{ProjectID: projectID},
+		&river.InsertOpts{Queue: PurgeQueue, MaxAttempts: PurgeAttempts})
+	return err
+}
+
+// Purger removes a deleted project's rows; postgres.DB is one.
+type Purger interface {
+	PurgeProject(ctx context.Context, id string, opts postgres.PurgeOptions) (postgres.PurgeResult, error)
+}
+
+// purgeWorker runs a purge to its end.
+type purgeWorker struct {
+	river.WorkerDefaults[PurgeArgs]
+	db  Purger
+	log *zap.Logger
+}
+
+// Timeout is none: a purge takes as long as the project's rows take, in
+// short transactions, and stops when the runner stops (its context).
+func (w *purgeWorker) Timeout(*river.Job[PurgeArgs]) time.Duration { return -1 }
+
+// Work purges the project; an error (or a stop) is retried, and the retry
+// continues with the rows that are left.
+func (w *purgeWorker) Work(ctx context.Context, job *river.Job[PurgeArgs]) error {
+	if w.db == nil {
+		return errors.New("this instance cannot purge projects")
+	}
+	t0 := time.Now()
+	res, err := w.db.PurgeProject(ctx, job.Args.ProjectID, postgres.PurgeOptions{})
+	fields := []zap.Field{zap.String("project_id", job.Args.ProjectID), zap.Int64("rows", res.Rows),
+		zap.Int("chunks", res.Chunks), zap.Duration("took", time.Since(t0)), zap.Int("attempt", job.Attempt)}
+	if err != nil {
+		w.log.Warn("deleted project's rows: purge stopped; will continue", append(fields, zap.Error(err))...)
+		return err
+	}
+	w.log.Info("deleted project's rows purged", fields...)
+	return nil
+}
