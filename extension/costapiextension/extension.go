@@ -97,8 +97,9 @@ func (e *Extension) Start(ctx context.Context, host component.Host) error {
 	if err := db.OpenWork(ctx, url, e.cfg.Backpressure.concurrentWrites(), e.cfg.WorkNice, e.renicedOnce(log, "ingest", e.cfg.WorkNice)); err != nil {
 		return e.abort(fmt.Errorf("database: %w", err))
 	}
-	// The rollup, run and alert loops hold one connection each.
-	if err := db.OpenMerge(ctx, url, 3, e.cfg.MergeNice, e.renicedOnce(log, "the mergers", e.cfg.MergeNice)); err != nil {
+	// The rollup, run and alert loops hold one connection each, and a
+	// deleted project's purge (one at a time per instance) the fourth.
+	if err := db.OpenMerge(ctx, url, 4, e.cfg.MergeNice, e.renicedOnce(log, "the mergers", e.cfg.MergeNice)); err != nil {
 		return e.abort(fmt.Errorf("database: %w", err))
 	}
 	applied, err := db.Migrate(ctx, jobs.Migrate(log))
