@@ -4,8 +4,6 @@ import (
 	"cmp"
 	"context"
 	"errors"
-	"slices"
-	"strconv"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -155,16 +153,18 @@ func (db *DB) PurgeProject(ctx context.Context, id string, opts PurgeOptions) (P
 		return res, translate(err, "project")
 	}
 	for _, t := range tables {
+		var after []string // the last key deleted, nil before the first chunk
 		for {
 			if opts.MaxChunks > 0 && res.Chunks >= opts.MaxChunks {
 				return res, nil
 			}
-			n, err := db.purgeChunk(ctx, t, id, chunk)
+			var c chunkResult
+			c, err = db.purgeChunk(ctx, t, id, after, chunk)
 			if err != nil {
 				return res, translate(err, "project")
 			}
-			res.Rows, res.Chunks = res.Rows+n, res.Chunks+1
-			if n < int64(chunk) {
+			res.Rows, res.Chunks, after = res.Rows+c.deleted, res.Chunks+1, c.last
+			if c.taken < int64(chunk) {
 				break
 			}
 		}
@@ -184,29 +184,6 @@ func (db *DB) PurgeProject(ctx context.Context, id string, opts PurgeOptions) (P
 	return res, translate(err, "project")
 }
 
-// purgeChunkTimeout bounds one chunk: it deletes at most a chunk's rows,
-// and waits only for a transaction writing the same project's rows (a
-// merge step, an ingest in flight when the project was marked).
-const purgeChunkTimeout = "5min"
-
-// purgeChunk deletes up to chunk rows of project id from table t (a
-// quoted name), in one transaction. On a partitioned table a row address
-// may name a row of another partition too; the project condition keeps the
-// delete to the project's rows, so it then only deletes more of them.
-func (db *DB) purgeChunk(ctx context.Context, t, id string, chunk int) (int64, error) {
-	var n int64
-	err := pgx.BeginFunc(ctx, db.mergePool(), func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, "SET LOCAL statement_timeout = '"+purgeChunkTimeout+"'"); err != nil {
-			return err
-		}
-		tag, err := tx.Exec(ctx, `DELETE FROM `+t+` WHERE project_id = $1
-  AND ctid = ANY(ARRAY(SELECT ctid FROM `+t+` WHERE project_id = $1 LIMIT `+strconv.Itoa(chunk)+`))`, id)
-		n = tag.RowsAffected()
-		return err
-	})
-	return n, err
-}
-
 // purgeLastSQL deletes what is left of project $1 and its row, in one
 // transaction after the rollup merger's lock (lockState), locking in the
 // order the writers do: that lock, then the marks the run merger and the alert drain lock before they
@@ -217,59 +194,4 @@ var purgeLastSQL = []string{
 	`DELETE FROM runs_pending WHERE project_id = $1`,
 	`DELETE FROM alerts_pending WHERE project_id = $1`,
 	`DELETE FROM projects WHERE id = $1 AND deleted_at IS NOT NULL`,
-}
-
-// purgeFirst are purged first, in this order: the queued work of the
-// mergers and the alert drain (so they stop writing for the project), the
-// calls (so a merge finds none left to fold), then the run tables'
-// children before the runs whose trigger would delete them.
-var purgeFirst = []string{"runs_pending", "alerts_pending", "ingest_batches", "events", "outcomes",
-	"run_steps", "run_tools", "run_repeats", "runs"}
-
-// purgeTablesSQL lists every table of the schema with a project_id column
-// (partitions through their parent), and whether another table's foreign
-// key references it: a table added later is purged too, without a list to
-// keep.
-const purgeTablesSQL = `SELECT format('%I.%I', n.nspname, c.relname), c.relname,
-  EXISTS (SELECT 1 FROM pg_constraint f WHERE f.contype = 'f' AND f.confrelid = c.oid AND f.conrelid <> c.oid)
-FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-JOIN pg_attribute a ON a.attrelid = c.oid AND a.attname = 'project_id' AND NOT a.attisdropped
-WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'p') AND NOT c.relispartition
-  AND c.relname <> 'projects'`
-
-// purgeTables is the order of the purge: purgeFirst, then the other
-// tables, those another table references (provider_connections) after
-// the rest, so a chunk's cascade never deletes an unbounded number of
-// children.
-func (db *DB) purgeTables(ctx context.Context) ([]string, error) {
-	type table struct {
-		quoted, name string
-		referenced   bool
-	}
-	rows, err := db.mergePool().Query(ctx, purgeTablesSQL)
-	if err != nil {
-		return nil, err
-	}
-	ts, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (table, error) {
-		var t table
-		return t, r.Scan(&t.quoted, &t.name, &t.referenced)
-	})
-	if err != nil {
-		return nil, err
-	}
-	rank := func(t table) int {
-		if i := slices.Index(purgeFirst, t.name); i >= 0 {
-			return i
-		}
-		if t.referenced {
-			return len(purgeFirst) + 1
-		}
-		return len(purgeFirst)
-	}
-	slices.SortFunc(ts, func(a, b table) int { return cmp.Or(cmp.Compare(rank(a), rank(b)), cmp.Compare(a.name, b.name)) })
-	out := make([]string, len(ts))
-	for i, t := range ts {
-		out[i] = t.quoted
-	}
-	return out, nil
 }

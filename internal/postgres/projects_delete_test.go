@@ -116,6 +116,27 @@ func projectRows(t *testing.T, db *postgres.DB, project string) map[string]int64
 	return out
 }
 
+// storedRows sums counts of projectRows over the tables that store rows:
+// not a partitioned table, whose partitions are counted, nor projects.
+func storedRows(t *testing.T, db *postgres.DB, counts map[string]int64) int64 {
+	t.Helper()
+	rows, err := db.Pool.Query(context.Background(), `SELECT relname::text FROM pg_class WHERE relkind = 'p'`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	parents, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n int64
+	for table, c := range counts {
+		if table != "projects" && !slices.Contains(parents, table) {
+			n += c
+		}
+	}
+	return n
+}
+
 // Deleting a project answers before its rows go: from then no key,
 // member or list reaches it, while its rows are still there. The purge
 // then removes them in chunks; interrupted after one chunk (a crash), with
@@ -190,9 +211,15 @@ func TestDeleteProjectHidesAtOnceAndPurgesInChunks(t *testing.T) {
 	merge(t, db)
 	mergeRuns(t, db)
 	kept = projectRows(t, db, b.id)
+	left = projectRows(t, db, a.id)
 	res, err = db.PurgeProject(ctx, a.id, postgres.PurgeOptions{Chunk: 40})
 	if err != nil || !res.Done || res.Chunks < 10 {
 		t.Fatalf("purge run again: %+v, %v", res, err)
+	}
+	// The chunks deleted every row themselves: none was left to the
+	// cascade of the project's row.
+	if want := storedRows(t, db, left); res.Rows != want {
+		t.Fatalf("the chunks deleted %d rows, want all %d left: %v", res.Rows, want, left)
 	}
 	for table, n := range projectRows(t, db, a.id) {
 		if n != 0 {
