@@ -186,10 +186,10 @@ func (db *DB) PurgeProject(ctx context.Context, id string, opts PurgeOptions) (P
 
 // purgeLastSQL deletes what is left of project $1 and its row, in one
 // transaction after the rollup merger's lock (lockState), locking in the
-// order the writers do: that lock, then the marks the run merger and the alert drain lock before they
-// write rows that reference the project, then the row, whose cascade and
-// triggers (0023, 0024) take whatever a writer added since its table was
-// purged.
+// order the writers do: that lock, then the marks the run merger and the
+// alert drain lock before they write rows that reference the project, then
+// the row, whose cascade and triggers (0023, 0024) take whatever a writer
+// added behind the purge (a batch in flight when the project was marked).
 var purgeLastSQL = []string{
 	`DELETE FROM runs_pending WHERE project_id = $1`,
 	`DELETE FROM alerts_pending WHERE project_id = $1`,
