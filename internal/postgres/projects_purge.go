@@ -102,7 +102,7 @@ func (db *DB) purgeTables(ctx context.Context) ([]purgeTable, error) {
 func (t purgeTable) chunkSQL(after bool, n int) string {
 	if len(t.keys) == 0 {
 		return fmt.Sprintf(`WITH c AS MATERIALIZED (SELECT ctid AS row_id FROM %[1]s WHERE project_id = $1 LIMIT %[2]d),
-d AS (DELETE FROM %[1]s WHERE ctid = ANY(ARRAY(SELECT row_id FROM c)) RETURNING 1)
+d AS (DELETE FROM %[1]s WHERE project_id = $1 AND ctid = ANY(ARRAY(SELECT row_id FROM c)) RETURNING 1)
 SELECT (SELECT count(*) FROM c), (SELECT count(*) FROM d), NULL::text[]`, t.quoted, n)
 	}
 	cols := strings.Join(t.keys, ", ")
@@ -120,7 +120,7 @@ SELECT (SELECT count(*) FROM c), (SELECT count(*) FROM d), NULL::text[]`, t.quot
 	}
 	return fmt.Sprintf(`WITH c AS MATERIALIZED (SELECT ctid AS row_id, %[2]s FROM %[1]s WHERE project_id = $1%[3]s
   ORDER BY %[2]s LIMIT %[4]d),
-d AS (DELETE FROM %[1]s WHERE ctid = ANY(ARRAY(SELECT row_id FROM c)) RETURNING 1)
+d AS (DELETE FROM %[1]s WHERE project_id = $1 AND ctid = ANY(ARRAY(SELECT row_id FROM c)) RETURNING 1)
 SELECT (SELECT count(*) FROM c), (SELECT count(*) FROM d),
   (SELECT ARRAY[%[5]s] FROM c ORDER BY %[6]s LIMIT 1)`,
 		t.quoted, cols, cond, n, strings.Join(texts, ", "), strings.Join(desc, ", "))
@@ -141,7 +141,11 @@ const purgeChunkTimeout = "5min"
 // after (nil: from the first), in one transaction. The rows' addresses
 // are read in the statement that deletes them, so each names the row
 // read (a row updated meanwhile is followed to its new version, of the
-// same project).
+// same project). The delete still names the project, as every statement
+// does (docs/scale.md), and no address can delete another project's row;
+// with the table's statistics PostgreSQL finds the rows by address and
+// checks the project on each (an empty or small project's rows it may
+// find through the project's index instead, as cheaply).
 func (db *DB) purgeChunk(ctx context.Context, t purgeTable, id string, after []string, n int) (chunkResult, error) {
 	var res chunkResult
 	args := []any{id}
