@@ -49,26 +49,45 @@ type purgeWorker struct {
 	river.WorkerDefaults[PurgeArgs]
 	db  Purger
 	log *zap.Logger
+	// sliceFor replaces PurgeSlice in tests.
+	sliceFor time.Duration
 }
 
-// Timeout is none: a purge takes as long as the project's rows take, in
-// short transactions, and stops when the runner stops (its context).
-func (w *purgeWorker) Timeout(*river.Job[PurgeArgs]) time.Duration { return -1 }
+// PurgeSlice is how long one run of a purge job deletes before it hands
+// the rest to the next run (a snooze, which takes no attempt): River takes
+// a job running for an hour for stuck and runs it again beside itself.
+const PurgeSlice = 10 * time.Minute
 
-// Work purges the project; an error (or a stop) is retried, and the retry
-// continues with the rows that are left.
+// Timeout bounds a run: its slice, and the chunk that started last.
+func (w *purgeWorker) Timeout(*river.Job[PurgeArgs]) time.Duration { return PurgeSlice + 6*time.Minute }
+
+// Work purges the project for at most a slice, then lets the next run
+// continue; an error (or a stop) is retried, and the retry continues with
+// the rows that are left.
 func (w *purgeWorker) Work(ctx context.Context, job *river.Job[PurgeArgs]) error {
 	if w.db == nil {
 		return errors.New("this instance cannot purge projects")
 	}
 	t0 := time.Now()
-	res, err := w.db.PurgeProject(ctx, job.Args.ProjectID, postgres.PurgeOptions{})
+	res, err := w.db.PurgeProject(ctx, job.Args.ProjectID, postgres.PurgeOptions{Until: t0.Add(w.slice())})
 	fields := []zap.Field{zap.String("project_id", job.Args.ProjectID), zap.Int64("rows", res.Rows),
 		zap.Int("chunks", res.Chunks), zap.Duration("took", time.Since(t0)), zap.Int("attempt", job.Attempt)}
 	if err != nil {
 		w.log.Warn("deleted project's rows: purge stopped; will continue", append(fields, zap.Error(err))...)
 		return err
 	}
+	if !res.Done {
+		w.log.Info("deleted project's rows: purge continues in the next run", fields...)
+		return river.JobSnooze(0)
+	}
 	w.log.Info("deleted project's rows purged", fields...)
 	return nil
+}
+
+// slice is PurgeSlice unless a test shortened it.
+func (w *purgeWorker) slice() time.Duration {
+	if w.sliceFor > 0 {
+		return w.sliceFor
+	}
+	return PurgeSlice
 }

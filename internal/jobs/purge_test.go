@@ -119,3 +119,33 @@ func TestAFailedPurgeContinuesWhenRetried(t *testing.T) {
 		t.Fatal("the project's row is left after the retry")
 	}
 }
+
+// A purge longer than its slice snoozes (no attempt taken) and the next
+// run continues: here each run stops after its first chunk with rows.
+func TestAPurgeContinuesInSlices(t *testing.T) {
+	db := openDB(t, pgtest.NewDatabase(t))
+	id := projectWithCalls(t, db, 30)
+	db.EnqueuePurge = func(context.Context, pgx.Tx, string) error { return nil }
+	if err := db.DeleteProject(context.Background(), id, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	w := &purgeWorker{db: db, log: zap.NewNop(), sliceFor: time.Nanosecond}
+	job := &river.Job[PurgeArgs]{JobRow: &rivertype.JobRow{Attempt: 1}, Args: PurgeArgs{ProjectID: id}}
+	runs := 1
+	for ; ; runs++ {
+		err := w.Work(context.Background(), job)
+		if err == nil {
+			break
+		}
+		var snooze *river.JobSnoozeError
+		if !errors.As(err, &snooze) || runs > 100 {
+			t.Fatalf("run %d: %v, want a snooze", runs, err)
+		}
+	}
+	if runs < 3 {
+		t.Fatalf("the purge ended in %d runs, want one per table with rows", runs)
+	}
+	if n := countRows(t, db, `SELECT count(*) FROM projects WHERE id = $1`, id); n != 0 {
+		t.Fatal("the project's row is left after the last run")
+	}
+}

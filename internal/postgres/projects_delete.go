@@ -111,6 +111,10 @@ type PurgeOptions struct {
 	// MaxChunks stops the purge after that many chunks, unfinished (0:
 	// no bound); tests use it to interrupt a purge.
 	MaxChunks int
+	// Until stops the purge, unfinished, at the first chunk that would
+	// start after it, once it deleted a row (zero: no bound), so a job can hand the rest to its
+	// next run before its runner takes it for stuck.
+	Until time.Time
 }
 
 // PurgeResult is what a purge did.
@@ -155,7 +159,8 @@ func (db *DB) PurgeProject(ctx context.Context, id string, opts PurgeOptions) (P
 	for _, t := range tables {
 		var after []string // the last key deleted, nil before the first chunk
 		for {
-			if opts.MaxChunks > 0 && res.Chunks >= opts.MaxChunks {
+			if opts.MaxChunks > 0 && res.Chunks >= opts.MaxChunks ||
+				res.Rows > 0 && !opts.Until.IsZero() && time.Now().After(opts.Until) {
 				return res, nil
 			}
 			var c chunkResult
