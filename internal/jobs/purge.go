@@ -31,12 +31,44 @@ type PurgeArgs struct {
 // Kind implements river.JobArgs.
 func (PurgeArgs) Kind() string { return "project_purge" }
 
+// purgeOpts queue a purge once: a project has at most one purge queued,
+// running or waiting for a retry.
+var purgeOpts = &river.InsertOpts{Queue: PurgeQueue, MaxAttempts: PurgeAttempts,
+	UniqueOpts: river.UniqueOpts{ByArgs: true}}
+
 // EnqueuePurgeTx queues the purge of a project in tx, the transaction that
 // marks it deleted: the job exists exactly when the deletion does.
 func (r *Runner) EnqueuePurgeTx(ctx context.Context, tx pgx.Tx, projectID string) error {
-	_, err := r.client.InsertTx(ctx, tx, PurgeArgs{ProjectID: projectID},
-		&river.InsertOpts{Queue: PurgeQueue, MaxAttempts: PurgeAttempts})
+	_, err := r.client.InsertTx(ctx, tx, PurgeArgs{ProjectID: projectID}, purgeOpts)
 	return err
+}
+
+// DeletedProjects lists the projects marked deleted whose rows may remain;
+// postgres.DB is one.
+type DeletedProjects interface {
+	DeletedProjects(ctx context.Context) ([]string, error)
+}
+
+// ResumePurges queues a purge for every project marked deleted that has
+// none (its purge gave up after its attempts, or it was deleted where no
+// runner ran) and answers how many it queued. The extension calls it at
+// start: a purge that could not finish starts again with each restart.
+func (r *Runner) ResumePurges(ctx context.Context, db DeletedProjects) (int, error) {
+	ids, err := db.DeletedProjects(ctx)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, id := range ids {
+		res, err := r.client.Insert(ctx, PurgeArgs{ProjectID: id}, purgeOpts)
+		if err != nil {
+			return n, err
+		}
+		if !res.UniqueSkippedAsDuplicate {
+			n++
+		}
+	}
+	return n, nil
 }
 
 // Purger removes a deleted project's rows; postgres.DB is one.

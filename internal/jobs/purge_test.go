@@ -149,3 +149,41 @@ func TestAPurgeContinuesInSlices(t *testing.T) {
 		t.Fatal("the project's row is left after the last run")
 	}
 }
+
+// A project marked deleted whose purge is gone (given up, or deleted where
+// no runner ran) gets one again at start, and only one.
+func TestResumePurgesQueuesOnePerDeletedProject(t *testing.T) {
+	db := openDB(t, pgtest.NewDatabase(t))
+	gone, kept := projectWithCalls(t, db, 30), projectWithCalls(t, db, 30)
+	db.EnqueuePurge = func(context.Context, pgx.Tx, string) error { return nil } // the job is lost
+	if err := db.DeleteProject(context.Background(), gone, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	r, err := New(Config{Pool: db.Pool, Retry: fast, MailAttempts: 1, DB: db})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []int{1, 0} {
+		if n, err := r.ResumePurges(context.Background(), db); err != nil || n != want {
+			t.Fatalf("resume %d: %d queued, %v; want %d", i+1, n, err, want)
+		}
+	}
+	if err := r.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = r.Stop(ctx)
+	})
+	deadline := time.Now().Add(15 * time.Second)
+	for countRows(t, db, `SELECT count(*) FROM projects WHERE id = $1`, gone) != 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the resumed purge did not end within 15 s")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if n := countRows(t, db, `SELECT count(*) FROM events WHERE project_id = $1`, kept); n != 30 {
+		t.Fatalf("the other project has %d calls, want 30", n)
+	}
+}

@@ -99,6 +99,17 @@ func (db *DB) DeleteProject(ctx context.Context, id string, now time.Time) error
 	return err
 }
 
+// DeletedProjects lists the projects marked deleted whose row is still
+// there: their purge has not ended.
+func (db *DB) DeletedProjects(ctx context.Context) ([]string, error) {
+	rows, err := db.Pool.Query(ctx, `SELECT id::text FROM projects WHERE deleted_at IS NOT NULL ORDER BY deleted_at`)
+	if err != nil {
+		return nil, translate(err, "project")
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	return ids, translate(err, "project")
+}
+
 // DefaultPurgeChunk is how many rows of one table one purge transaction
 // deletes: a few hundred milliseconds of work on the calls table, so a
 // chunk holds its locks briefly and a failure loses little.
