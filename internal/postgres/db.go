@@ -37,6 +37,9 @@ type DB struct {
 	// Enqueue queues webhook deliveries in a transaction (the job
 	// runner's InsertTx); nil drops them.
 	Enqueue func(ctx context.Context, tx pgx.Tx, envs []webhook.Envelope) error
+	// EnqueuePurge queues a deleted project's purge in the transaction
+	// that deletes it (the job runner's InsertTx); nil purges at once.
+	EnqueuePurge EnqueuePurge
 	// keys caches authenticated API keys (CacheAPIKeys); nil: none.
 	keys *keyCache
 	// MergeSlice bounds the calls one rollup merge step folds
