@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 // agentLatenciesSQL reads one agent's latencies of the window by an
@@ -18,7 +19,9 @@ FROM events WHERE project_id = $1 AND agent_name = $2 AND ts >= $3 AND ts < $4`
 // percentiles.
 func (db *DB) ReadAgentLatencies(ctx context.Context, project, agent string, from, to time.Time) ([]int64, error) {
 	var out []int64
-	err := db.Pool.QueryRow(ctx, agentLatenciesSQL, project, agent, from, to).Scan(&out)
+	err := db.onReader(ctx, func(pool *pgxpool.Pool) error {
+		return pool.QueryRow(ctx, agentLatenciesSQL, project, agent, from, to).Scan(&out)
+	})
 	return out, translate(err, "analytics")
 }
 

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/llmcost/llmcost/internal/analytics"
 )
@@ -120,35 +121,43 @@ func (db *DB) ReadAgentRuns(ctx context.Context, q RunQuery) (map[string]*AgentR
 	}
 	q.Limit = 0
 	args := q.args()
-	rows, err := db.Pool.Query(ctx, fillSQL(mustQuery("agent_runs.sql"), q.rollupParts(args, true)), args)
-	if err != nil {
-		return nil, translate(err, "runs")
-	}
-	var agent string
-	var n, cost, calls int64
-	if _, err := pgx.ForEachRow(rows, []any{&agent, &n, &cost, &calls}, func() error {
-		a := get(agent)
-		a.Runs, a.CostNano, a.Calls = n, cost, calls
-		return nil
-	}); err != nil {
-		return nil, translate(err, "runs")
-	}
-	rows, err = db.Pool.Query(ctx, agentRepeatsSQL, q.ProjectID, q.Start, q.End, q.AgentName)
-	if err != nil {
-		return nil, translate(err, "runs")
-	}
-	var model *string
-	var wasted, runs, input int64
-	_, err = pgx.ForEachRow(rows, []any{&agent, &model, &wasted, &runs, &input}, func() error {
-		a := get(agent)
-		if model == nil {
-			a.RepeatedNano, a.RepeatedRuns = wasted, runs
-		} else {
-			a.RepeatedInput[*model] = input
+	sql := fillSQL(mustQuery("agent_runs.sql"), q.rollupParts(args, true))
+	err := db.onReader(ctx, func(pool *pgxpool.Pool) error {
+		clear(out)
+		rows, err := pool.Query(ctx, sql, args)
+		if err != nil {
+			return err
 		}
-		return nil
+		var agent string
+		var n, cost, calls int64
+		if _, err := pgx.ForEachRow(rows, []any{&agent, &n, &cost, &calls}, func() error {
+			a := get(agent)
+			a.Runs, a.CostNano, a.Calls = n, cost, calls
+			return nil
+		}); err != nil {
+			return err
+		}
+		rows, err = pool.Query(ctx, agentRepeatsSQL, q.ProjectID, q.Start, q.End, q.AgentName)
+		if err != nil {
+			return err
+		}
+		var model *string
+		var wasted, runs, input int64
+		_, err = pgx.ForEachRow(rows, []any{&agent, &model, &wasted, &runs, &input}, func() error {
+			a := get(agent)
+			if model == nil {
+				a.RepeatedNano, a.RepeatedRuns = wasted, runs
+			} else {
+				a.RepeatedInput[*model] = input
+			}
+			return nil
+		})
+		return err
 	})
-	return out, translate(err, "runs")
+	if err != nil {
+		return nil, translate(err, "runs")
+	}
+	return out, nil
 }
 
 // BreachCost is the cost of an agent's distinct calls in [from, to) that
@@ -158,9 +167,11 @@ func (db *DB) ReadAgentRuns(ctx context.Context, q RunQuery) (map[string]*AgentR
 // and is asked only for agents with a breach.
 func (db *DB) BreachCost(ctx context.Context, project, agent string, from, to time.Time, tools, models, traces []string) (int64, error) {
 	var cost int64
-	err := db.Pool.QueryRow(ctx, `SELECT coalesce(sum(cost_nano), 0)::bigint FROM events
+	err := db.onReader(ctx, func(pool *pgxpool.Pool) error {
+		return pool.QueryRow(ctx, `SELECT coalesce(sum(cost_nano), 0)::bigint FROM events
 WHERE project_id = $1 AND agent_name = $2 AND ts >= $3 AND ts < $4
   AND (tool_name = ANY($5) OR model = ANY($6) OR trace_id = ANY($7))`,
-		project, agent, from, to, tools, models, traces).Scan(&cost)
+			project, agent, from, to, tools, models, traces).Scan(&cost)
+	})
 	return cost, translate(err, "analytics")
 }

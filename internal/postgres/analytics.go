@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/llmcost/llmcost/internal/analytics"
 	"github.com/llmcost/llmcost/internal/apierr"
@@ -151,19 +152,22 @@ func (db *DB) ReadWindows(ctx context.Context, qs ...WindowQuery) ([]WindowResul
 }
 
 // readSnapshot runs read in one REPEATABLE READ read-only transaction with
-// the watermark of its snapshot.
+// the watermark of its snapshot, on the replica when it has caught up
+// (onReader): read sets its results anew each time it runs.
 func (db *DB) readSnapshot(ctx context.Context, read func(tx pgx.Tx, watermark int64) error) error {
-	err := pgx.BeginTxFunc(ctx, db.Pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly},
-		func(tx pgx.Tx) error {
-			// The planner must see the watermark to pick the BRIN index on
-			// tx for the tail: a generic plan guesses a third of the events.
-			var watermark int64
-			if err := tx.QueryRow(ctx, `SELECT set_config('plan_cache_mode', 'force_custom_plan', true), watermark
+	err := db.onReader(ctx, func(pool *pgxpool.Pool) error {
+		return pgx.BeginTxFunc(ctx, pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly},
+			func(tx pgx.Tx) error {
+				// The planner must see the watermark to pick the BRIN index on
+				// tx for the tail: a generic plan guesses a third of the events.
+				var watermark int64
+				if err := tx.QueryRow(ctx, `SELECT set_config('plan_cache_mode', 'force_custom_plan', true), watermark
 				FROM rollup_state`).Scan(nil, &watermark); err != nil {
-				return err
-			}
-			return read(tx, watermark)
-		})
+					return err
+				}
+				return read(tx, watermark)
+			})
+	})
 	return translate(err, "analytics")
 }
 

@@ -64,6 +64,9 @@ type DB struct {
 	direct *pgx.ConnConfig
 	// budgets caches budget states (CacheBudgets); nil: none.
 	budgets *budgetCache
+	// replica, when opened (OpenReplica), serves the reports that may
+	// read it (replica.go).
+	replica *replica
 	// OnStored, when set (before ingest starts), hears how many calls of
 	// a project each write stored and how many runs it marked, once it
 	// committed: the back-pressure gate counts them until its next reading
@@ -203,7 +206,7 @@ func (db *DB) Close() {
 // pools are the pools opened: the read pool last.
 func (db *DB) pools() []*pgxpool.Pool {
 	var out []*pgxpool.Pool
-	for _, p := range []*pgxpool.Pool{db.work, db.merge, db.quick} {
+	for _, p := range []*pgxpool.Pool{db.work, db.merge, db.quick, db.replicaPool()} {
 		if p != nil {
 			out = append(out, p)
 		}

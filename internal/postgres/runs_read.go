@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/llmcost/llmcost/internal/apierr"
 	"github.com/llmcost/llmcost/internal/runs"
@@ -261,11 +262,15 @@ func (db *DB) TraceRows(ctx context.Context, q RunQuery) ([]RunRow, error) {
 // collect runs sql with args (named ones as one pgx.StrictNamedArgs) and
 // scans every row.
 func collect[T any](ctx context.Context, db *DB, sql string, scan pgx.RowToFunc[T], args ...any) ([]T, error) {
-	rows, err := db.Pool.Query(ctx, sql, args...)
-	if err != nil {
-		return nil, translate(err, "runs")
-	}
-	out, err := pgx.CollectRows(rows, scan)
+	var out []T
+	err := db.onReader(ctx, func(pool *pgxpool.Pool) error {
+		rows, err := pool.Query(ctx, sql, args...)
+		if err != nil {
+			return err
+		}
+		out, err = pgx.CollectRows(rows, scan)
+		return err
+	})
 	if err != nil {
 		return nil, translate(err, "runs")
 	}
@@ -290,8 +295,9 @@ type Trace struct {
 // with neither in the project is 404.
 func (db *DB) ReadTrace(ctx context.Context, projectID, traceID string) (Trace, error) {
 	var tr Trace
-	err := pgx.BeginTxFunc(ctx, db.Pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly},
-		func(tx pgx.Tx) error {
+	err := db.onReader(ctx, func(pool *pgxpool.Pool) error {
+		tr = Trace{}
+		return pgx.BeginTxFunc(ctx, pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
 			built, err := readRuns(ctx, tx, []string{projectID}, []string{traceID})
 			if err != nil {
 				return err
@@ -311,6 +317,7 @@ WHERE project_id = $1 AND trace_id = $2`, projectID, traceID).Scan(&o.Success, &
 			}
 			return nil
 		})
+	})
 	if err != nil {
 		return Trace{}, translate(err, "trace")
 	}
