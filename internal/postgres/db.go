@@ -206,7 +206,7 @@ func (db *DB) Close() {
 // pools are the pools opened: the read pool last.
 func (db *DB) pools() []*pgxpool.Pool {
 	var out []*pgxpool.Pool
-	for _, p := range []*pgxpool.Pool{db.work, db.merge, db.quick, db.replicaPool()} {
+	for _, p := range append([]*pgxpool.Pool{db.work, db.merge, db.quick}, db.replicaPools()...) {
 		if p != nil {
 			out = append(out, p)
 		}

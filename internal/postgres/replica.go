@@ -64,9 +64,13 @@ const (
 	replicaLagHold = time.Second
 )
 
-// replica is the read replica's pool and what is known of it.
+// replica is the read replica's pools and what is known of it.
 type replica struct {
-	pool   *pgxpool.Pool
+	pool *pgxpool.Pool
+	// probe serves the replay polls alone: reports holding every
+	// connection of pool would otherwise hold a poll past its timeout, and
+	// a busy replica would be taken for a dead one.
+	probe  *pgxpool.Pool
 	wait   time.Duration
 	report func(error)
 
@@ -130,10 +134,17 @@ func (db *DB) OpenReplica(url string, o ReplicaOptions) error {
 	if err != nil {
 		return err
 	}
+	pcfg := cfg.Copy()
+	pcfg.MaxConns = 2
+	probe, err := pgxpool.NewWithConfig(context.Background(), pcfg)
+	if err != nil {
+		pool.Close()
+		return err
+	}
 	if o.Wait <= 0 {
 		o.Wait = DefaultReplicaWait
 	}
-	db.replica = &replica{pool: pool, wait: o.Wait, report: o.Report}
+	db.replica = &replica{pool: pool, probe: probe, wait: o.Wait, report: o.Report}
 	return nil
 }
 
@@ -148,12 +159,12 @@ func (db *DB) ReplicaReads() (replica, primary int64, ok bool) {
 	return r.fromReplica.Load(), r.fromPrimary.Load(), true
 }
 
-// replicaPool is the replica's pool, nil without one.
-func (db *DB) replicaPool() *pgxpool.Pool {
+// replicaPools are the replica's pools, none without one.
+func (db *DB) replicaPools() []*pgxpool.Pool {
 	if db.replica == nil {
 		return nil
 	}
-	return db.replica.pool
+	return []*pgxpool.Pool{db.replica.pool, db.replica.probe}
 }
 
 // onReader runs read, a read-only report read that sets its results anew
@@ -227,6 +238,7 @@ func (r *replica) retry(ctx context.Context, err error) bool {
 	if lostConnection(err) {
 		r.fail(err)
 		r.pool.Reset() // its other connections died with this one
+		r.probe.Reset()
 		return true
 	}
 	var pgErr *pgconn.PgError
@@ -295,9 +307,10 @@ func (r *replica) replayPosition() (uint64, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), replicaPollTimeout)
 	defer cancel()
 	var pos *string
-	if err := r.pool.QueryRow(ctx, `SELECT pg_last_wal_replay_lsn()::text`).Scan(&pos); err != nil {
+	if err := r.probe.QueryRow(ctx, `SELECT pg_last_wal_replay_lsn()::text`).Scan(&pos); err != nil {
 		if lostConnection(err) {
 			r.pool.Reset()
+			r.probe.Reset()
 		}
 		return 0, err
 	}
