@@ -177,6 +177,8 @@ func (db *DB) onReader(ctx context.Context, read func(pool *pgxpool.Pool) error)
 		return read(db.Pool)
 	}
 	if r.ready(ctx, db.quickPool()) {
+		// A read that fails on the replica sets nothing, or sets its
+		// results anew when run again.
 		err := read(r.pool)
 		if !r.retry(ctx, err) {
 			r.fromReplica.Add(1)
@@ -227,22 +229,23 @@ func (r *replica) ready(ctx context.Context, primary *pgxpool.Pool) bool {
 }
 
 // retry reports whether a read that failed on the replica with err is run
-// again on the primary: any failure of the server (a lost connection, a
-// query cancelled by a conflict with recovery, a statement the standby
-// refuses) is, while the caller's own end (its context) and a missing row
-// are answers. A lost connection also sets the replica aside.
+// again on the primary: every failure is (a lost or refused connection, a
+// connection that timed out, a query cancelled by a conflict with
+// recovery, a statement the standby refuses), but the caller's own end
+// (its context) and a missing row, which are answers. A failure that is
+// not the server's answer to the statement (the connection, not the
+// query) also sets the replica aside.
 func (r *replica) retry(ctx context.Context, err error) bool {
 	if err == nil || ctx.Err() != nil || errors.Is(err, pgx.ErrNoRows) {
 		return false
 	}
-	if lostConnection(err) {
-		r.fail(err)
-		r.pool.Reset() // its other connections died with this one
-		r.probe.Reset()
-		return true
-	}
 	var pgErr *pgconn.PgError
-	return errors.As(err, &pgErr)
+	if lostConnection(err) || !errors.As(err, &pgErr) {
+		r.fail(err)
+		r.pool.Reset() // its other connections are likely gone with this one
+		r.probe.Reset()
+	}
+	return true
 }
 
 // usable reports whether the replica is not set aside after a failure.

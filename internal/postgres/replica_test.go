@@ -3,6 +3,7 @@ package postgres_test
 import (
 	"context"
 	"fmt"
+	"net"
 	"strings"
 	"sync"
 	"testing"
@@ -188,4 +189,71 @@ func openReplicaConn(t *testing.T, url string) *pgx.Conn {
 	}
 	t.Cleanup(func() { conn.Close(context.Background()) })
 	return conn
+}
+
+// TestReplicaThatDoesNotAnswer: a replica whose address accepts
+// connections and never answers (a hung server, a dropped route) costs a
+// report at most the wait, and once its poll has timed out it is set aside
+// and costs nothing.
+func TestReplicaThatDoesNotAnswer(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		var held []net.Conn // accepted and never answered
+		defer func() {
+			for _, c := range held {
+				c.Close()
+			}
+		}()
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			held = append(held, c)
+		}
+	}()
+	db := openDB(t)
+	var mu sync.Mutex
+	var states []error
+	if err := db.OpenReplica("postgres://llmcost@"+ln.Addr().String()+"/llmcost?sslmode=disable",
+		postgres.ReplicaOptions{Wait: replicaWait, Report: func(err error) {
+			mu.Lock()
+			states = append(states, err)
+			mu.Unlock()
+		}}); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	p := newProject(t, db)
+	mustWrite(t, db, call(p, "one", 10))
+	w := analytics.Window(analytics.Range1h, time.Now().Add(time.Minute))
+	q := postgres.WindowQuery{ProjectID: p, Dim: "agent", Segments: analytics.Decompose(w, analytics.Raw)}
+	deadline := time.Now().Add(10 * time.Second)
+	for i := 0; ; i++ {
+		t0 := time.Now()
+		res, err := db.ReadWindows(ctx, q)
+		if err != nil || analytics.Total(res[0].Keys).Calls != 1 {
+			t.Fatalf("read %d with a hung replica: %+v, %v", i, res, err)
+		}
+		if took := time.Since(t0); took > replicaWait+time.Second {
+			t.Errorf("read %d with a hung replica took %s", i, took)
+		}
+		mu.Lock()
+		aside := len(states) > 0 && states[0] != nil
+		mu.Unlock()
+		if aside {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("a replica that never answers was not set aside within 10 s")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if r, pr, _ := db.ReplicaReads(); r != 0 || pr == 0 {
+		t.Fatalf("reads with a hung replica: replica %d, primary %d", r, pr)
+	}
 }
