@@ -86,6 +86,8 @@ func (s *Server) originRoutes() []route {
 		get("/v1/analytics/full", projectParam(access.ViewAnalytics), read(s.analyticsFull)),
 		get("/v1/analytics/by/{dimension}", projectParam(access.ViewAnalytics), read(s.analyticsBy)),
 		get("/v1/analytics/cache", projectParam(access.ViewAnalytics), read(s.analyticsCache)),
+		get("/v1/analytics/forecast", projectParam(access.ViewAnalytics), read(s.analyticsForecast)),
+		get("/v1/analytics/anomalies", projectParam(access.ViewAnalytics), read(s.analyticsAnomalies)),
 		get("/v1/analytics/workflows", projectParam(access.ViewAnalytics), read(s.analyticsWorkflows)),
 		get("/v1/analytics/workflows/steps", projectParam(access.ViewAnalytics), read(s.analyticsSteps)),
 		get("/v1/analytics/workflows/tools", projectParam(access.ViewAnalytics), read(s.analyticsTools)),

@@ -18,7 +18,6 @@
 package anomaly
 
 import (
-	"sort"
 	"time"
 
 	"github.com/llmcost/llmcost/internal/forecast"
@@ -103,16 +102,6 @@ func Judge(spend int64, baseline []int64) (Anomaly, bool) {
 	a := Anomaly{Nano: spend, Median: med, Spread: spread, Threshold: threshold, BaselineDays: len(baseline)}
 	// Strictly above the median bound and the ratio; MinSpend itself counts.
 	return a, spend >= MinSpend && spend > sat(med, forecast.MulDiv(spread, K, 1)) && spend > forecast.MulDiv(med, MinRatio, 1)
-}
-
-// Sort orders anomalies by day, then by spend descending.
-func Sort(as []Anomaly) {
-	sort.SliceStable(as, func(i, j int) bool {
-		if !as[i].Day.Equal(as[j].Day) {
-			return as[i].Day.Before(as[j].Day)
-		}
-		return as[i].Nano > as[j].Nano
-	})
 }
 
 func abs(v int64) int64 {

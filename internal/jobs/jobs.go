@@ -66,6 +66,10 @@ type Config struct {
 	// Providers, when set, syncs the reconciliation connections: a run
 	// every ProviderSyncTick, on one instance at a time.
 	Providers *ProviderSync
+	// SpendWatch, when set, evaluates the forecasts and anomalies of the
+	// projects spending this month every SpendWatchTick, on one instance
+	// at a time, and alerts each once.
+	SpendWatch *SpendWatch
 }
 
 // Runner enqueues and works jobs.
@@ -95,6 +99,7 @@ func New(cfg Config) (*Runner, error) {
 	river.AddWorker(workers, &sweepWorker{db: cfg.Sweeper, window: cfg.RateWindow, log: cfg.Logger, now: time.Now})
 	river.AddWorker(workers, &webhookWorker{db: cfg.DB, client: cfg.Webhooks, log: cfg.Logger})
 	river.AddWorker(workers, &providerSyncWorker{sync: cfg.Providers})
+	river.AddWorker(workers, &spendWatchWorker{watch: cfg.SpendWatch})
 	if cfg.WebhookAttempts <= 0 {
 		cfg.WebhookAttempts = DefaultWebhookAttempts
 	}
@@ -115,6 +120,9 @@ func New(cfg Config) (*Runner, error) {
 	}
 	if cfg.Providers != nil {
 		rc.PeriodicJobs = append(rc.PeriodicJobs, providerSyncPeriodic(ProviderSyncTick))
+	}
+	if cfg.SpendWatch != nil {
+		rc.PeriodicJobs = append(rc.PeriodicJobs, spendWatchPeriodic(SpendWatchTick))
 	}
 	client, err := river.NewClient(riverpgxv5.New(cfg.Pool), rc)
 	if err != nil {

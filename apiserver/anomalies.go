@@ -1,0 +1,73 @@
+package apiserver
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/llmcost/llmcost/apiserver/wire"
+	"github.com/llmcost/llmcost/internal/analytics"
+	"github.com/llmcost/llmcost/internal/anomaly"
+	"github.com/llmcost/llmcost/internal/forecast"
+	"github.com/llmcost/llmcost/internal/postgres"
+)
+
+// anomalyRanges are the windows GET /v1/analytics/anomalies takes: whole
+// days are judged, so an hour or a day is too short to ask for.
+var anomalyRanges = []analytics.Range{analytics.Range7d, analytics.Range30d, analytics.Range90d}
+
+// analyticsAnomalies is GET /v1/analytics/anomalies.
+func (s *Server) analyticsAnomalies(r *http.Request) (wire.AnomalyList, error) {
+	q := r.URL.Query().Get("range")
+	if q == "" {
+		q = string(analytics.Range30d)
+	}
+	rng, err := analytics.ParseRange(q, anomalyRanges)
+	if err != nil {
+		return wire.AnomalyList{}, err
+	}
+	project := callerOf(r).ProjectID
+	w := analytics.Window(rng, s.Now())
+	found, err := s.findAnomalies(r.Context(), project, w)
+	if err != nil {
+		return wire.AnomalyList{}, err
+	}
+	out := wire.AnomalyList{ProjectID: project, Range: string(rng), StartTime: ts(w.Start), EndTime: ts(w.End),
+		Anomalies: make([]wire.AnomalyRow, 0, len(found)), Total: len(found),
+		Rule: wire.AnomalyRule{WindowDays: anomaly.Window, MinBaselineDays: anomaly.MinBaseline, K: anomaly.K,
+			SpreadFloorPercent: anomaly.SpreadFloorPercent, MinRatio: anomaly.MinRatio, MinSpend: money(anomaly.MinSpend)}}
+	for _, a := range found {
+		out.Anomalies = append(out.Anomalies, anomalyRow(a))
+	}
+	return out, nil
+}
+
+// findAnomalies judges the UTC days the window touches, of the project
+// and of each agent, reading their baselines before it.
+func (s *Server) findAnomalies(ctx context.Context, project string, w analytics.Span) ([]anomaly.Scoped, error) {
+	from := forecast.DayOf(w.Start)
+	rows, err := s.DB.DailySpend(ctx, project, from.AddDate(0, 0, -anomaly.Window), w.End)
+	if err != nil {
+		return nil, err
+	}
+	return anomaly.FindScopes(agentSeries(rows), from, w.End), nil
+}
+
+// agentSeries groups daily rows by agent.
+func agentSeries(rows []postgres.AgentDay) map[string][]forecast.Day {
+	out := map[string][]forecast.Day{}
+	for _, r := range rows {
+		out[r.Agent] = append(out[r.Agent], forecast.Day{Date: r.Day, Nano: r.Nano})
+	}
+	return out
+}
+
+func anomalyRow(a anomaly.Scoped) wire.AnomalyRow {
+	row := wire.AnomalyRow{Day: a.Day.Format(dayFormat), Scope: "project", Spend: money(a.Nano),
+		BaselineMedian: money(a.Median), BaselineSpread: money(a.Spread), Threshold: money(a.Threshold),
+		BaselineDays: a.BaselineDays}
+	if !a.Project() {
+		agent := a.Agent
+		row.Scope, row.AgentName = "agent", &agent
+	}
+	return row
+}
