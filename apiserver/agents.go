@@ -145,7 +145,7 @@ func (s *Server) readAgentView(ctx context.Context, project, agent string, rng a
 			facts: facts[a.Key], runs: runsOf[a.Key], breach: breaches[a.Key], days: agentview.DailySeries(w, days[a.Key])}
 		v.rows = append(v.rows, summaryRow(cat, in))
 	}
-	return v, nil
+	return v, s.addAgentAnomalies(ctx, project, w, v.rows)
 }
 
 // keyDays sums a key-by-day read per key (most expensive first) and lists

@@ -83,7 +83,9 @@ func (s *Server) analyticsOverview(r *http.Request) (wire.Overview, error) {
 	if err != nil {
 		return wire.Overview{}, err
 	}
-	return overviewOf(analytics.Total(res[0].Keys), rp.window), nil
+	o := overviewOf(analytics.Total(res[0].Keys), rp.window)
+	o.Anomalies, err = s.overviewAnomalies(r.Context(), rp.project, rp.agent, rp.window)
+	return o, err
 }
 
 // analyticsAgents is GET /v1/analytics/agents.
@@ -156,7 +158,11 @@ func (s *Server) analyticsFull(r *http.Request) (wire.FullAnalytics, error) {
 		}
 		agents, models, points = res[0].Keys, res[1], res[2].Points
 	}
-	return wire.FullAnalytics{Overview: overviewOf(analytics.Total(agents), rp.window),
+	o := overviewOf(analytics.Total(agents), rp.window)
+	if o.Anomalies, err = s.overviewAnomalies(r.Context(), rp.project, rp.agent, rp.window); err != nil {
+		return wire.FullAnalytics{}, err
+	}
+	return wire.FullAnalytics{Overview: o,
 		Agents: agentRows(agents[:min(len(agents), rp.limit)]), Models: modelRows(models.Keys, models.AllCostNano),
 		Timeseries: rp.filled(points)}, nil
 }

@@ -71,3 +71,44 @@ func anomalyRow(a anomaly.Scoped) wire.AnomalyRow {
 	}
 	return row
 }
+
+// overviewAnomalies are the anomalous days of the window of the project's
+// spend, or of agent's when the report is narrowed to one: the overview's
+// signal.
+func (s *Server) overviewAnomalies(ctx context.Context, project, agent string, w analytics.Span) ([]wire.AnomalyRow, error) {
+	found, err := s.findAnomalies(ctx, project, w)
+	if err != nil {
+		return nil, err
+	}
+	out := []wire.AnomalyRow{}
+	for _, a := range found {
+		if a.Agent == agent {
+			out = append(out, anomalyRow(a))
+		}
+	}
+	return out, nil
+}
+
+// addAgentAnomalies gives each agent row its anomalous days of the window.
+func (s *Server) addAgentAnomalies(ctx context.Context, project string, w analytics.Span, rows []wire.AgentSummaryRow) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	found, err := s.findAnomalies(ctx, project, w)
+	if err != nil {
+		return err
+	}
+	byAgent := map[string][]wire.AnomalyRow{}
+	for _, a := range found {
+		if !a.Project() {
+			byAgent[a.Agent] = append(byAgent[a.Agent], anomalyRow(a))
+		}
+	}
+	for i := range rows {
+		rows[i].Anomalies = byAgent[rows[i].AgentName]
+		if rows[i].Anomalies == nil {
+			rows[i].Anomalies = []wire.AnomalyRow{}
+		}
+	}
+	return nil
+}

@@ -2,6 +2,7 @@ package apiserver
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"sync"
@@ -41,7 +42,11 @@ func capture(db *postgres.DB) func() []webhook.Envelope {
 		queued = append(queued, envs...)
 		return nil
 	}
-	return func() []webhook.Envelope { mu.Lock(); defer mu.Unlock(); return append([]webhook.Envelope(nil), queued...) }
+	return func() []webhook.Envelope {
+		mu.Lock()
+		defer mu.Unlock()
+		return append([]webhook.Envelope(nil), queued...)
+	}
 }
 
 func (e *env) notices(project, typ string) int {
@@ -156,6 +161,20 @@ func TestAnomaliesFindASpikedDay(t *testing.T) {
 		t.Errorf("anomalies: got %q, want %q", got, want)
 	}
 	e.must(e.do("GET", "/v1/analytics/anomalies?range=24h", u.Key, nil), 422)
+	// The signal on the overview (the project's days) and the agent view
+	// (each agent's).
+	o := e.must(e.do("GET", "/v1/analytics/overview?range=30d", u.Key, nil), 200)
+	if a := items(o, "anomalies"); len(a) != 1 || a[0]["day"] != "2026-06-10" || a[0]["scope"] != "project" {
+		t.Errorf("overview anomalies: %s", o.Raw)
+	}
+	sum := e.must(e.do("GET", "/v1/analytics/agents/summary?range=30d", u.Key, nil), 200)
+	var agents []map[string]any
+	if err := json.Unmarshal([]byte(sum.Raw), &agents); err != nil || len(agents) != 1 {
+		t.Fatalf("summary: %s", sum.Raw)
+	}
+	if a, _ := agents[0]["anomalies"].([]any); len(a) != 1 || fmt.Sprint(a[0].(map[string]any)["spend"]) != "90" {
+		t.Errorf("agent anomalies: %s", sum.Raw)
+	}
 
 	// The evaluation judges yesterday and today: on the 11th it finds the
 	// 10th's two scopes, once across two instances.
