@@ -40,9 +40,15 @@ type historyEntry struct {
 type historyCache struct {
 	mu sync.Mutex
 	m  map[historyKey]*historyEntry
+	// read reads a project's history of today (readHistory; tests count).
+	read func(ctx context.Context, project string, today time.Time) ([]forecast.Day, error)
 }
 
-func newHistoryCache() *historyCache { return &historyCache{m: map[historyKey]*historyEntry{}} }
+func newHistoryCache(db *postgres.DB) *historyCache {
+	return &historyCache{m: map[historyKey]*historyEntry{}, read: func(ctx context.Context, project string, today time.Time) ([]forecast.Day, error) {
+		return readHistory(ctx, db, project, today)
+	}}
+}
 
 // historyFrom is the first day a forecast of today reads: the month's
 // first day or the window before today, whichever is earlier.
@@ -79,7 +85,7 @@ func projectDays(rows []postgres.AgentDay) []forecast.Day {
 
 // get answers the project's history of today, read at most historyFresh
 // ago when one was read, else read now (once for concurrent polls).
-func (c *historyCache) get(ctx context.Context, db *postgres.DB, project string, now time.Time) ([]forecast.Day, error) {
+func (c *historyCache) get(ctx context.Context, project string, now time.Time) ([]forecast.Day, error) {
 	k := historyKey{project, forecast.DayOf(now)}
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -96,7 +102,7 @@ func (c *historyCache) get(ctx context.Context, db *postgres.DB, project string,
 			go func() {
 				ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 				defer cancel()
-				c.fill(ctx, db, k, e, now) // a failed read keeps the older days
+				c.fill(ctx, k, e, now) // a failed read keeps the older days
 			}()
 		}
 		return e.days, nil
@@ -104,7 +110,7 @@ func (c *historyCache) get(ctx context.Context, db *postgres.DB, project string,
 	if e.reading == nil {
 		e.reading = make(chan struct{})
 		c.mu.Unlock()
-		c.fill(ctx, db, k, e, now)
+		c.fill(ctx, k, e, now)
 		c.mu.Lock()
 		return e.days, e.err
 	}
@@ -125,8 +131,8 @@ func (c *historyCache) get(ctx context.Context, db *postgres.DB, project string,
 }
 
 // fill reads e's days; called without mu, with e.reading set.
-func (c *historyCache) fill(ctx context.Context, db *postgres.DB, k historyKey, e *historyEntry, now time.Time) {
-	days, err := readHistory(ctx, db, k.project, k.today)
+func (c *historyCache) fill(ctx context.Context, k historyKey, e *historyEntry, now time.Time) {
+	days, err := c.read(ctx, k.project, k.today)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	close(e.reading)

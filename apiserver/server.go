@@ -118,7 +118,7 @@ func New(d Deps) *Server {
 		d.MailLimits = d.DB
 	}
 	s := &Server{Deps: d, slots: map[hostext.Slot]*slotHolder{}, offMirror: map[*mux.Route]bool{},
-		history: newHistoryCache()}
+		history: newHistoryCache(d.DB)}
 	s.acct = newAccountState(d.Now, d.MailLimits)
 	s.ui = dashboard.New(dashboard.Deps{API: inProcess{s}, Sessions: browserSessions{s}, Backlog: d.Backlog,
 		Now: d.Now, Logger: d.Logger})
