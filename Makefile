@@ -53,6 +53,7 @@ run: postgres build ## start llmcost on http://127.0.0.1:8080 (its own PostgreSQ
 test: build ## run every test, the PostgreSQL-backed and end-to-end ones included
 	@scripts/ensure-postgres --tests
 	@scripts/ensure-redis
+	@scripts/ensure-pgbouncer
 	@scripts/ensure-promtool
 	@scripts/ensure-chromium
 	@$(MAKE) --no-print-directory lint

@@ -2,75 +2,30 @@ package apiserver
 
 import (
 	"net/http"
-	"time"
 
 	"github.com/gorilla/mux"
 
 	"github.com/llmcost/llmcost/apiserver/wire"
 	"github.com/llmcost/llmcost/internal/analytics"
 	"github.com/llmcost/llmcost/internal/apierr"
-	"github.com/llmcost/llmcost/internal/postgres"
+	"github.com/llmcost/llmcost/internal/reports"
 )
 
-// report is what every analytics request resolves before reading: the
-// project (API key, or session with project_id and VIEW_ANALYTICS), the
-// window of range, the agent filter and the array limit.
-type report struct {
-	project, agent string
-	rng            analytics.Range
-	window         analytics.Span
-	limit          int
-}
-
-// parseReport reads range (against allowed) and limit; the route's guard
-// has already resolved the project (401/403/404 before any 422).
-func (s *Server) parseReport(r *http.Request, allowed []analytics.Range) (report, error) {
+// parseReport reads range (against allowed), agent_name and limit into
+// the parameters of an analytics report; the route's guard has already
+// resolved the project (401/403/404 before any 422).
+func (s *Server) parseReport(r *http.Request, allowed []analytics.Range) (reports.Params, error) {
 	q := r.URL.Query()
 	project := callerOf(r).ProjectID
 	rng, err := analytics.ParseRange(q.Get("range"), allowed)
 	if err != nil {
-		return report{}, err
+		return reports.Params{}, err
 	}
 	limit, err := analytics.ParseLimit(q.Get("limit"))
 	if err != nil {
-		return report{}, err
+		return reports.Params{}, err
 	}
-	return report{project: project, agent: q.Get("agent_name"), rng: rng,
-		window: analytics.Window(rng, s.Now()), limit: limit}, nil
-}
-
-// byKey reads dim's sums per key over the whole window: raw events for
-// the 1h range, rollups otherwise (weekly ones for users, the dimension
-// with many keys on every day).
-func (rp report) byKey(dim string, limit int) postgres.WindowQuery {
-	grain := analytics.Day
-	switch {
-	case rp.rng == analytics.Range1h:
-		grain = analytics.Raw
-	case dim == "user":
-		grain = analytics.Week
-	}
-	return postgres.WindowQuery{ProjectID: rp.project, Dim: dim, AgentName: rp.agent,
-		Segments: analytics.Decompose(rp.window, grain), Limit: limit}
-}
-
-// series reads the time buckets of the range: 5-minute buckets from raw
-// events for 1h, hourly rollups for hour buckets, daily ones for days.
-func (rp report) series() postgres.WindowQuery {
-	width := rp.rng.BucketWidth()
-	grain := analytics.Day
-	switch width {
-	case 5 * time.Minute:
-		grain = analytics.Raw
-	case time.Hour:
-		grain = analytics.Hour
-	}
-	return postgres.WindowQuery{ProjectID: rp.project, Dim: "agent", AgentName: rp.agent,
-		Segments: analytics.Decompose(rp.window, grain), BucketWidth: width}
-}
-
-func (rp report) filled(points []analytics.Point) []wire.SeriesPoint {
-	return seriesPoints(analytics.ZeroFill(analytics.Buckets(rp.window, rp.rng.BucketWidth()), points))
+	return s.reports().Params(project, q.Get("agent_name"), rng, limit), nil
 }
 
 // analyticsOverview is GET /v1/analytics/overview (24h, 7d, 30d, 90d).
@@ -79,12 +34,12 @@ func (s *Server) analyticsOverview(r *http.Request) (wire.Overview, error) {
 	if err != nil {
 		return wire.Overview{}, err
 	}
-	res, err := s.DB.ReadWindows(r.Context(), rp.byKey("agent", 0))
+	res, err := s.reports().ByKeys(r.Context(), rp, 0, "agent")
 	if err != nil {
 		return wire.Overview{}, err
 	}
-	o := overviewOf(analytics.Total(res[0].Keys), rp.window)
-	o.Anomalies, err = s.overviewAnomalies(r.Context(), rp.project, rp.agent, rp.window)
+	o := overviewOf(analytics.Total(res[0].Keys), rp.Window)
+	o.Anomalies, err = s.overviewAnomalies(r.Context(), rp.Project, rp.Agent, rp.Window)
 	return o, err
 }
 
@@ -94,7 +49,7 @@ func (s *Server) analyticsAgents(r *http.Request) ([]wire.AgentRow, error) {
 	if err != nil {
 		return nil, err
 	}
-	res, err := s.DB.ReadWindows(r.Context(), rp.byKey("agent", rp.limit))
+	res, err := s.reports().ByKeys(r.Context(), rp, rp.Limit, "agent")
 	if err != nil {
 		return nil, err
 	}
@@ -108,7 +63,7 @@ func (s *Server) analyticsModels(r *http.Request) ([]wire.ModelRow, error) {
 	if err != nil {
 		return nil, err
 	}
-	res, err := s.DB.ReadWindows(r.Context(), rp.byKey("model", rp.limit))
+	res, err := s.reports().ByKeys(r.Context(), rp, rp.Limit, "model")
 	if err != nil {
 		return nil, err
 	}
@@ -122,49 +77,30 @@ func (s *Server) analyticsTimeseries(r *http.Request) ([]wire.SeriesPoint, error
 	if err != nil {
 		return nil, err
 	}
-	res, err := s.DB.ReadWindows(r.Context(), rp.series())
+	points, err := s.reports().Timeseries(r.Context(), rp)
 	if err != nil {
 		return nil, err
 	}
-	return rp.filled(res[0].Points), nil
+	return seriesPoints(points), nil
 }
 
 // analyticsFull is GET /v1/analytics/full: overview, agents, models and
-// time series of one window, read in one snapshot. Over all agents the
-// agent and model keys are one pass over the window at day grain (as the
-// agents and models reports read it), with the time series in the same
-// statement when it has that grain too (postgres.ReadFull); narrowed to
-// one agent, whose model rows are daily only, they are three window reads.
+// time series of one window, read in one snapshot (reports.Full).
 func (s *Server) analyticsFull(r *http.Request) (wire.FullAnalytics, error) {
 	rp, err := s.parseReport(r, analytics.AllRanges)
 	if err != nil {
 		return wire.FullAnalytics{}, err
 	}
-	var agents []analytics.Keyed
-	var models postgres.WindowResult
-	var points []analytics.Point
-	if rp.agent == "" {
-		series := rp.series()
-		res, err := s.DB.ReadFull(r.Context(), postgres.FullQuery{ProjectID: rp.project, Segments: series.Segments,
-			KeySegments: rp.byKey("agent", 0).Segments, BucketWidth: series.BucketWidth, Limit: rp.limit})
-		if err != nil {
-			return wire.FullAnalytics{}, err
-		}
-		agents, models, points = res.Agents, res.Models, res.Points
-	} else {
-		res, err := s.DB.ReadWindows(r.Context(), rp.byKey("agent", 0), rp.byKey("model", rp.limit), rp.series())
-		if err != nil {
-			return wire.FullAnalytics{}, err
-		}
-		agents, models, points = res[0].Keys, res[1], res[2].Points
-	}
-	o := overviewOf(analytics.Total(agents), rp.window)
-	if o.Anomalies, err = s.overviewAnomalies(r.Context(), rp.project, rp.agent, rp.window); err != nil {
+	f, err := s.reports().Full(r.Context(), rp)
+	if err != nil {
 		return wire.FullAnalytics{}, err
 	}
-	return wire.FullAnalytics{Overview: o,
-		Agents: agentRows(agents[:min(len(agents), rp.limit)]), Models: modelRows(models.Keys, models.AllCostNano),
-		Timeseries: rp.filled(points)}, nil
+	o := overviewOf(f.Total, rp.Window)
+	if o.Anomalies, err = s.overviewAnomalies(r.Context(), rp.Project, rp.Agent, rp.Window); err != nil {
+		return wire.FullAnalytics{}, err
+	}
+	return wire.FullAnalytics{Overview: o, Agents: agentRows(f.Agents),
+		Models: modelRows(f.Models.Keys, f.Models.AllCostNano), Timeseries: seriesPoints(f.Points)}, nil
 }
 
 // analyticsBy is GET /v1/analytics/by/{dimension}; an unknown dimension is
@@ -179,7 +115,7 @@ func (s *Server) analyticsBy(r *http.Request) ([]wire.DimensionRow, error) {
 		return nil, apierr.Newf(apierr.NotFound, "dimension: no analytics dimension %q", dim).
 			WithHint("use one of user, session, workflow, tool, model, agent, billing")
 	}
-	res, err := s.DB.ReadWindows(r.Context(), rp.byKey(dim, rp.limit))
+	res, err := s.reports().ByKeys(r.Context(), rp, rp.Limit, dim)
 	if err != nil {
 		return nil, err
 	}
@@ -193,7 +129,7 @@ func (s *Server) analyticsCache(r *http.Request) (wire.CacheReport, error) {
 	if err != nil {
 		return wire.CacheReport{}, err
 	}
-	res, err := s.DB.ReadWindows(r.Context(), rp.byKey("agent", 0))
+	res, err := s.reports().ByKeys(r.Context(), rp, 0, "agent")
 	if err != nil {
 		return wire.CacheReport{}, err
 	}

@@ -74,6 +74,10 @@ func body(v any) func() any { return func() any { return v } }
 // session with ?project_id; another project's key is 403, outsiders 404.
 var projectData = want(200, 200, 200, 200, 404, 404, 401, 200, 403)
 
+// exportData is an export of a project's data: EXPORT_DATA, which members,
+// admins and the project's key hold and viewers do not.
+var exportData = want(200, 200, 200, 403, 404, 404, 401, 200, 403)
+
 // matrix is keyed by "METHOD template" exactly as routes.go declares it.
 var matrix = map[string]matrixEntry{
 	"GET /v1/health":                     {want: every(200)},
@@ -145,6 +149,8 @@ var matrix = map[string]matrixEntry{
 	"GET /v1/notifications":                                      {want: sessions(200)},
 	"POST /v1/notifications/{notification_id}/read":              {want: sessions(404)},
 	"GET /v1/metrics":                                            {query: "?project_id={project_id}", want: projectData},
+	"GET /v1/exports/calls":                                      {query: "?project_id={project_id}&from=2026-01-01&to=2026-02-01", want: exportData},
+	"GET /v1/exports/focus":                                      {query: "?project_id={project_id}&from=2026-01-01&to=2026-02-01", want: exportData},
 
 	"POST /v1/auth/register":                        {body: body("{}"), want: every(422)},
 	"POST /v1/auth/login":                           {body: body(map[string]string{"email": "nobody@example.com", "password": "wrong password"}), want: every(401)},
@@ -194,6 +200,7 @@ var matrix = map[string]matrixEntry{
 	"GET /agents/{agent_name:.+}":       {want: every(303)},
 	"GET /optimizations":                {want: every(303)},
 	"GET /reconciliation":               {want: every(303)},
+	"GET /export/{report}.csv":          {want: every(303)},
 	"GET /workflows":                    {want: every(303)},
 	"GET /traces":                       {want: every(303)},
 	"GET /traces/{trace_id}":            {want: every(303)},

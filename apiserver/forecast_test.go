@@ -161,6 +161,10 @@ func TestAnomaliesFindASpikedDay(t *testing.T) {
 		t.Errorf("anomalies: got %q, want %q", got, want)
 	}
 	e.must(e.do("GET", "/v1/analytics/anomalies?range=24h", u.Key, nil), 422)
+	if header, csvRows := readCSV(t, e.raw("/v1/analytics/anomalies?format=csv", u.Key, nil).Body); len(csvRows) != 2 ||
+		column(t, header, csvRows, "spend")[0] != "90" {
+		t.Errorf("anomalies CSV: %v %v", header, csvRows)
+	}
 	// The signal on the overview (the project's days) and the agent view
 	// (each agent's).
 	o := e.must(e.do("GET", "/v1/analytics/overview?range=30d", u.Key, nil), 200)

@@ -23,7 +23,7 @@ import (
 type inProcess struct{ s *Server }
 
 // Call runs c as as (nil: no credentials) and decodes the JSON answer
-// into out.
+// into out; into a *[]byte it copies the answer as written.
 func (a inProcess) Call(from *http.Request, as *access.Principal, c dashboard.Call, out any) error {
 	if as == nil {
 		as = access.NewPrincipal(access.None, a.s.DB)
@@ -33,7 +33,7 @@ func (a inProcess) Call(from *http.Request, as *access.Principal, c dashboard.Ca
 
 // callRoute runs the route "method tpl" of the route table in process for
 // principal p: its guard, then its handler, and decodes the JSON answer
-// into out. The request keeps the browser's address and user agent (the
+// into out (a *[]byte takes the body as written). The request keeps the browser's address and user agent (the
 // register route records them with consent). An error is the route's own
 // domain error, as an HTTP client would see it.
 func (s *Server) callRoute(from *http.Request, p *access.Principal, method, tpl string, vars map[string]string,
@@ -69,6 +69,10 @@ func (s *Server) callRoute(from *http.Request, p *access.Principal, method, tpl 
 		return err
 	}
 	if out == nil || rec.body.Len() == 0 {
+		return nil
+	}
+	if raw, ok := out.(*[]byte); ok { // an answer that is not JSON (a report's CSV), as written
+		*raw = append((*raw)[:0], rec.body.Bytes()...)
 		return nil
 	}
 	return json.Unmarshal(rec.body.Bytes(), out)

@@ -122,17 +122,17 @@ func (s *Server) metrics(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	rp.agent = "" // the gauges are of the whole project
-	res, err := s.DB.ReadWindows(r.Context(), rp.byKey("agent", 0), rp.byKey("model", 0))
+	rp.Agent = "" // the gauges are of the whole project
+	res, err := s.reports().ByKeys(r.Context(), rp, 0, "agent", "model")
 	if err != nil {
 		return err
 	}
-	state, err := s.budgetState(r, rp.project)
+	state, err := s.budgetState(r, rp.Project)
 	if err != nil {
 		return err
 	}
 	reg := prometheus.NewPedanticRegistry()
-	c := spendCollector{agents: res[0].Keys, models: res[1].Keys, budget: state, project: rp.project}
+	c := spendCollector{agents: res[0].Keys, models: res[1].Keys, budget: state, project: rp.Project}
 	if s.Backlog != nil {
 		snap := s.Backlog.Snapshot()
 		c.lag = &snap

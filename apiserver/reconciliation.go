@@ -1,10 +1,10 @@
 package apiserver
 
 import (
-	"github.com/llmcost/llmcost/apiserver/wire"
 	"net/http"
 	"time"
 
+	"github.com/llmcost/llmcost/apiserver/wire"
 	"github.com/llmcost/llmcost/internal/apierr"
 	"github.com/llmcost/llmcost/internal/postgres"
 	"github.com/llmcost/llmcost/internal/providers"
@@ -46,34 +46,20 @@ func (s *Server) reconWindow(r *http.Request) (from, to time.Time, err error) {
 	return to.AddDate(0, 0, -days), to, nil
 }
 
-// reconciliation builds the report of the caller's project.
+// reconciliation builds the report of the caller's project
+// (reports.Reconciliation).
 func (s *Server) reconciliation(r *http.Request) (wire.ReconReport, error) {
 	from, to, err := s.reconWindow(r)
 	if err != nil {
 		return wire.ReconReport{}, err
 	}
-	ctx, project := r.Context(), callerOf(r).ProjectID
-	conns, err := s.DB.Connections(ctx, project)
+	rec, err := s.reports().Reconciliation(r.Context(), callerOf(r).ProjectID, from, to)
 	if err != nil {
 		return wire.ReconReport{}, err
 	}
-	fetched, err := s.DB.ProviderReports(ctx, project, from, to)
-	if err != nil {
-		return wire.ReconReport{}, err
-	}
-	calls, err := s.DB.CallDays(ctx, project, from, to)
-	if err != nil {
-		return wire.ReconReport{}, err
-	}
-	d := reconcile.Data{From: from, To: to, Days: fetched.Days, Usage: fetched.Usage, Costs: fetched.Costs, Calls: calls,
-		Catalogue: s.Catalogue.Load(), SettleAfter: postgres.SettleAfter}
-	for _, c := range conns {
-		d.Connections = append(d.Connections, reconcile.Connection{Provider: c.Provider, ToleranceBP: c.ToleranceBP})
-	}
-	rows, sum := reconcile.Build(d)
-	out := wire.ReconReport{From: ts(from), To: ts(to), Rows: make([]wire.ReconRow, len(rows)),
-		Summary: reconSummary(sum, conns, from, to)}
-	for i, row := range rows {
+	out := wire.ReconReport{From: ts(from), To: ts(to), Rows: make([]wire.ReconRow, len(rec.Rows)),
+		Summary: reconSummary(rec.Summary, rec.Connections, from, to)}
+	for i, row := range rec.Rows {
 		out.Rows[i] = reconRow(row)
 	}
 	return out, nil

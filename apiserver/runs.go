@@ -1,16 +1,14 @@
 package apiserver
 
 import (
-	"context"
 	"net/http"
 
 	"github.com/gorilla/mux"
 
 	"github.com/llmcost/llmcost/apiserver/wire"
 	"github.com/llmcost/llmcost/internal/analytics"
-	"github.com/llmcost/llmcost/internal/apierr"
 	"github.com/llmcost/llmcost/internal/postgres"
-	"github.com/llmcost/llmcost/internal/runs"
+	"github.com/llmcost/llmcost/internal/reports"
 )
 
 // The run reports (docs/analytics.md "Runs") read
@@ -20,11 +18,8 @@ import (
 const (
 	defaultTraceLimit = 50
 	maxTraceLimit     = 500
-	defaultBuckets    = 20
 	minBuckets        = 6
 	maxBuckets        = 60
-	// maxDistributionRuns is how many of the newest runs a distribution reads.
-	maxDistributionRuns = 100_000
 )
 
 // runQuery reads range, agent_name, workflow and limit (default def, 1 to
@@ -103,44 +98,19 @@ func (s *Server) analyticsOutcomes(r *http.Request) ([]wire.OutcomeRow, error) {
 // per-run costs of one workflow (by default the highest-spend one; none
 // with runs is 404), of its newest 100,000 runs in the window.
 func (s *Server) analyticsDistribution(r *http.Request) (wire.Distribution, error) {
-	q, err := s.runQuery(r, maxDistributionRuns, maxDistributionRuns)
+	q, err := s.runQuery(r, reports.MaxDistributionRuns, reports.MaxDistributionRuns)
 	if err != nil {
 		return wire.Distribution{}, err
 	}
-	buckets, err := intParam(r.URL.Query().Get("buckets"), "buckets", defaultBuckets, minBuckets, maxBuckets)
+	buckets, err := intParam(r.URL.Query().Get("buckets"), "buckets", reports.DefaultBuckets, minBuckets, maxBuckets)
 	if err != nil {
 		return wire.Distribution{}, err
 	}
-	d, _, err := s.readDistribution(r.Context(), q, buckets)
-	return d, err
-}
-
-// readDistribution reads the per-run cost distribution of q's workflow (by
-// default its highest-spend one; none with runs is 404), as the record and
-// as the figures (the agent detail's tail cost reads them).
-func (s *Server) readDistribution(ctx context.Context, q postgres.RunQuery, buckets int) (wire.Distribution, runs.Distribution, error) {
-	if !q.HasWorkflow {
-		name, ok, err := s.DB.TopWorkflow(ctx, q)
-		if err != nil {
-			return wire.Distribution{}, runs.Distribution{}, err
-		}
-		if !ok {
-			return wire.Distribution{}, runs.Distribution{}, apierr.New(apierr.NotFound, "no workflow has runs in this window")
-		}
-		q.Workflow, q.HasWorkflow = name, true
-	}
-	q.Limit = maxDistributionRuns + 1
-	costs, err := s.DB.RunCosts(ctx, q)
+	d, err := s.reports().Distribution(r.Context(), q, buckets)
 	if err != nil {
-		return wire.Distribution{}, runs.Distribution{}, err
+		return wire.Distribution{}, err
 	}
-	if len(costs) == 0 {
-		return wire.Distribution{}, runs.Distribution{}, apierr.Newf(apierr.NotFound, "workflow %q has no runs in this window", q.Workflow)
-	}
-	truncated := len(costs) > maxDistributionRuns
-	costs = costs[:min(len(costs), maxDistributionRuns)]
-	d := runs.Distribute(costs, buckets)
-	return distribution(q.Workflow, d, truncated), d, nil
+	return distribution(d), nil
 }
 
 // analyticsTraces is GET /v1/analytics/traces: the most expensive runs.

@@ -4,7 +4,7 @@ import (
 	"github.com/llmcost/llmcost/apiserver/wire"
 	"github.com/llmcost/llmcost/internal/analytics"
 	"github.com/llmcost/llmcost/internal/postgres"
-	"github.com/llmcost/llmcost/internal/runs"
+	"github.com/llmcost/llmcost/internal/reports"
 )
 
 // The run records (package wire) made from the store's run sums.
@@ -78,8 +78,9 @@ func outcomeRows(rows []postgres.WorkflowSums) []wire.OutcomeRow {
 	return out
 }
 
-func distribution(workflow string, d runs.Distribution, truncated bool) wire.Distribution {
-	out := wire.Distribution{Workflow: workflow, Runs: d.Runs, Truncated: truncated, P50: money(d.P50),
+// distribution is the record of a run-cost distribution.
+func distribution(d reports.Distribution) wire.Distribution {
+	out := wire.Distribution{Workflow: d.Workflow, Runs: d.Runs, Truncated: d.Truncated, P50: money(d.P50),
 		P95: money(d.P95), P99: money(d.P99), Max: money(d.Max), TailRuns: d.TailRuns,
 		TailThreshold: money(d.P95), TailSharePercent: analytics.Percent(d.TailCostNano, d.TotalCostNano),
 		TailRatio: analytics.Round2(d.TailRatio()), Histogram: make([]wire.HistogramBucket, len(d.Histogram))}

@@ -1,7 +1,9 @@
 // Package apiserver is the REST surface: one route table (routes.go), the
 // middleware every response passes through (recovery, credentials, rate
 // limit), the guard each route declares, and straight-line handlers of the
-// one shape func(w, r) error that call the store and the domain packages.
+// one shape func(w, r) error that call the store, the reports layer
+// (internal/reports) for the reports that combine several reads, and the
+// domain packages.
 package apiserver
 
 import (

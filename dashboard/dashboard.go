@@ -26,7 +26,8 @@ import (
 
 // API runs one route of the REST API's route table in process, as the
 // principal as (nil: a browser that is not signed in): the route's guard,
-// then its handler, decoding the JSON answer into out. The request keeps
+// then its handler, decoding the JSON answer into out (a *[]byte takes
+// the answer as written: a report's CSV). The request keeps
 // from's address and user agent. An error is the route's own domain
 // error, as an HTTP client would see it.
 type API interface {
@@ -143,6 +144,7 @@ func (d *Dashboard) Routes() []Route {
 		form("/settings/connections", d.settingsForm(d.connectForm)),
 		form("/settings/connections/sync", d.settingsForm(d.connectionSyncForm)),
 		form("/settings/connections/delete", d.settingsForm(d.disconnectForm)),
+		{http.MethodGet, "/export/{report}.csv", Page, d.downloadCSV},
 		{http.MethodGet, "/static/{file}", Static, serveStatic},
 	}
 }

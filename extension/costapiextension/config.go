@@ -37,6 +37,14 @@ type Config struct {
 	DataDir string `mapstructure:"data_dir"`
 	// MaxConns bounds the connection pool.
 	MaxConns int32 `mapstructure:"max_conns"`
+	// DatabasePooler says what stands between llmcost and DatabaseURL:
+	// empty (or none) for PostgreSQL itself, transaction for PgBouncer (or
+	// another pooler) in transaction pooling mode (docs/scale.md).
+	DatabasePooler string `mapstructure:"database_pooler"`
+	// DatabaseDirectURL, with a pooler, reaches the same database without
+	// it, for what needs a session of its own: the API key cache's LISTEN
+	// (one connection). Empty: no key cache.
+	DatabaseDirectURL configopaque.String `mapstructure:"database_direct_url"`
 
 	// RateLimit is the per-key (or per-IP) request quota.
 	RateLimit RateLimitConfig `mapstructure:"rate_limit"`
@@ -180,6 +188,7 @@ func (c *Config) Validate() error {
 	if c.HTTP.MaxRequestBodySize <= 0 {
 		errs = append(errs, errors.New("http.max_request_body_size: must be > 0"))
 	}
+	errs = append(errs, c.validateDatabase()...)
 	errs = append(errs, c.validateSlowClients()...)
 	errs = append(errs, c.validatePricing()...)
 	errs = append(errs, c.Accounts.validate()...)

@@ -89,32 +89,16 @@ func (e *Extension) Start(ctx context.Context, host component.Host) error {
 		}
 		url = e.pg.URL()
 	}
-	db, err := postgres.Open(ctx, url, e.cfg.MaxConns)
-	if err != nil {
+	if err := e.openDB(ctx, url); err != nil {
 		return e.abort(fmt.Errorf("database: %w", err))
 	}
-	e.db = db
-	if err := db.OpenWork(ctx, url, e.cfg.Backpressure.concurrentWrites(), e.cfg.WorkNice, e.renicedOnce(log, "ingest", e.cfg.WorkNice)); err != nil {
-		return e.abort(fmt.Errorf("database: %w", err))
-	}
-	// The rollup, run and alert loops hold one connection each.
-	if err := db.OpenMerge(ctx, url, 3, e.cfg.MergeNice, e.renicedOnce(log, "the mergers", e.cfg.MergeNice)); err != nil {
-		return e.abort(fmt.Errorf("database: %w", err))
-	}
+	db := e.db
 	applied, err := db.Migrate(ctx, jobs.Migrate(log))
 	if err != nil {
 		return e.abort(fmt.Errorf("migrations: %w", err))
 	}
 	log.Info("database ready", zap.Int("migrations_applied", applied))
-	// Authenticated API keys are reused for a minute, emptied by every
-	// rotation or project deletion through migration 0016's NOTIFY.
-	db.CacheAPIKeys(0, func(live bool, err error) {
-		if live {
-			log.Debug("API key cache on: listening for key changes")
-		} else {
-			log.Warn("API key cache off until the listening connection is back", zap.Error(err))
-		}
-	})
+	e.cacheKeys()
 	// Budget-state polls answer from memory (docs/api.md, "Budget state").
 	db.CacheBudgets()
 	if err := upgradeData(ctx, db, log); err != nil {

@@ -66,6 +66,11 @@ type Config struct {
 	// Providers, when set, syncs the reconciliation connections: a run
 	// every ProviderSyncTick, on one instance at a time.
 	Providers *ProviderSync
+	// PollOnly, when Pool goes through a transaction pooler, makes River
+	// poll for new jobs and for the leader's seat (its own mode for
+	// PgBouncer) instead of holding a connection that LISTENs: a job then
+	// starts within a second, and a new leader within seconds.
+	PollOnly bool
 	// SpendWatch, when set, evaluates the forecasts and anomalies of the
 	// projects spending this month every SpendWatchTick, on one instance
 	// at a time, and alerts each once.
@@ -111,6 +116,7 @@ func New(cfg Config) (*Runner, error) {
 		CompletedJobRetentionPeriod: CompletedRetention,
 		CancelledJobRetentionPeriod: FailedRetention,
 		DiscardedJobRetentionPeriod: FailedRetention,
+		PollOnly:                    cfg.PollOnly,
 	}
 	if cfg.Sync != nil && cfg.SyncInterval > 0 {
 		rc.PeriodicJobs = append(rc.PeriodicJobs, syncPeriodic(cfg.SyncInterval))

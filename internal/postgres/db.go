@@ -54,6 +54,11 @@ type DB struct {
 	// connection took that long for a statement of a fraction of a
 	// millisecond.
 	quick *pgxpool.Pool
+	// pooled: Pool, quick, work and merge reach PostgreSQL through a
+	// transaction pooler (OpenPooled); direct, when set, is a connection
+	// that does not, for what needs a session (the key cache's LISTEN).
+	pooled bool
+	direct *pgx.ConnConfig
 	// budgets caches budget states (CacheBudgets); nil: none.
 	budgets *budgetCache
 	// OnStored, when set (before ingest starts), hears how many calls of
@@ -67,7 +72,11 @@ type DB struct {
 // connection within the acquire timeout fails fast, so callers get an
 // unavailable error instead of hanging.
 func Open(ctx context.Context, url string, maxConns int32) (*DB, error) {
-	cfg, err := poolConfig(url, maxConns)
+	return open(ctx, &DB{}, url, maxConns)
+}
+
+func open(ctx context.Context, db *DB, url string, maxConns int32) (*DB, error) {
+	cfg, err := db.poolConfig(url, maxConns)
 	if err != nil {
 		return nil, err
 	}
@@ -75,7 +84,7 @@ func Open(ctx context.Context, url string, maxConns int32) (*DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	qcfg, err := poolConfig(url, quickConns)
+	qcfg, err := db.poolConfig(url, quickConns)
 	if err != nil {
 		pool.Close()
 		return nil, err
@@ -85,7 +94,8 @@ func Open(ctx context.Context, url string, maxConns int32) (*DB, error) {
 		pool.Close()
 		return nil, err
 	}
-	return &DB{Pool: pool, quick: quick}, nil
+	db.Pool, db.quick = pool, quick
+	return db, nil
 }
 
 // quickConns bounds the quick pool: its statements take a fraction of a
@@ -97,8 +107,9 @@ const quickConns = 4
 func (db *DB) quickPool() *pgxpool.Pool { return db.or(db.quick) }
 
 // poolConfig is the configuration of a pool of at most maxConns (0: pgx's
-// default) connections to url.
-func poolConfig(url string, maxConns int32) (*pgxpool.Config, error) {
+// default) connections to url: through a transaction pooler when db is
+// pooled (pooledConfig).
+func (db *DB) poolConfig(url string, maxConns int32) (*pgxpool.Config, error) {
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
 		return nil, fmt.Errorf("database url: %w", err)
@@ -107,14 +118,10 @@ func poolConfig(url string, maxConns int32) (*pgxpool.Config, error) {
 		cfg.MaxConns = maxConns
 	}
 	cfg.ConnConfig.ConnectTimeout = 5 * time.Second
-	cfg.ConnConfig.RuntimeParams["lock_timeout"] = "10s"
-	cfg.ConnConfig.RuntimeParams["statement_timeout"] = "60s"
-	// No JIT compilation unless the URL asks for it (?jit=on): the reports'
-	// statements run for milliseconds, and at 90 days their estimated cost
-	// crosses jit_above_cost, where compiling takes longer than the query
-	// (docs/performance.md).
-	if _, set := cfg.ConnConfig.RuntimeParams["jit"]; !set {
-		cfg.ConnConfig.RuntimeParams["jit"] = "off"
+	if db.pooled {
+		pooledConfig(cfg.ConnConfig, url)
+	} else {
+		sessionDefaults(cfg.ConnConfig)
 	}
 	cfg.AfterConnect = func(ctx context.Context, conn *pgx.Conn) error {
 		conn.PgConn().CustomData()[epochKey] = connEpoch.Load()
@@ -125,6 +132,31 @@ func poolConfig(url string, maxConns int32) (*pgxpool.Config, error) {
 		return e == connEpoch.Load(), nil // false: closed, and the statement retried on another
 	}
 	return cfg, nil
+}
+
+// sessionDefaults sets llmcost's settings of its sessions as startup
+// parameters: bounds on lock waits and statements, and no JIT compilation
+// unless the URL asks for it (?jit=on): the reports' statements run for
+// milliseconds, and at 90 days their estimated cost crosses
+// jit_above_cost, where compiling takes longer than the query
+// (docs/performance.md).
+func sessionDefaults(cfg *pgx.ConnConfig) {
+	for _, s := range settings {
+		if _, set := cfg.RuntimeParams[s.name]; !set || !s.urlMay {
+			cfg.RuntimeParams[s.name] = s.value
+		}
+	}
+}
+
+// settings are the session settings llmcost gives its connections; setting
+// is the value pg_settings shows for it.
+var settings = []struct {
+	name, value, setting string
+	urlMay               bool // the URL's own value wins
+}{
+	{"lock_timeout", "10s", "10000", false},
+	{"statement_timeout", "60s", "60000", false},
+	{"jit", "off", "off", true},
 }
 
 // When the server restarts, every pooled connection is dead, but each
@@ -193,22 +225,31 @@ func (db *DB) Ping(ctx context.Context) error {
 }
 
 // Migrate applies the embedded migrations not yet applied, in order, each in
-// its own transaction, under an advisory lock so two starting instances do not
-// race. It returns how many it applied. Each of more (the job runner's own
-// migrations) then runs on the same connection, under the same lock.
-func (db *DB) Migrate(ctx context.Context, more ...func(context.Context, *pgx.Conn) error) (int, error) {
-	conn, err := db.Pool.Acquire(ctx)
-	if err != nil {
-		return 0, err
+// its own transaction, and returns how many it applied. Then each of more
+// (the job runner's own migrations) runs step by step: a step applies at
+// most one migration in the transaction it is given and says how many it
+// applied; Migrate calls it again until it applies none.
+//
+// Every transaction first takes migrateLockID's transaction-level advisory
+// lock and only then looks at what is applied, so two starting instances
+// apply each migration once. A transaction-level lock, not a session
+// lock held across them: it needs no session of its own, so migrations
+// run through a transaction-pooling PgBouncer as they do directly (a
+// session lock taken there stays on whichever server connection ran it).
+func (db *DB) Migrate(ctx context.Context, more ...func(context.Context, pgx.Tx) (int, error)) (int, error) {
+	step := func(fn func(pgx.Tx) error) error {
+		return pgx.BeginFunc(ctx, db.Pool, func(tx pgx.Tx) error {
+			if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, migrateLockID); err != nil {
+				return err
+			}
+			return fn(tx)
+		})
 	}
-	defer conn.Release()
-	const lockID = 7431082201
-	if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock($1)`, lockID); err != nil {
-		return 0, err
-	}
-	defer conn.Exec(context.Background(), `SELECT pg_advisory_unlock($1)`, lockID) //nolint:errcheck
-	if _, err := conn.Exec(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
-		version int PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`); err != nil {
+	if err := step(func(tx pgx.Tx) error {
+		_, err := tx.Exec(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+			version int PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`)
+		return err
+	}); err != nil {
 		return 0, err
 	}
 	files, err := fs.Glob(migrationFS, "migrations/*.sql")
@@ -223,33 +264,39 @@ func (db *DB) Migrate(ctx context.Context, more ...func(context.Context, *pgx.Co
 		if err != nil {
 			return applied, fmt.Errorf("migration %s: name must start with a number", name)
 		}
-		var done bool
-		if err := conn.QueryRow(ctx, `SELECT EXISTS(SELECT 1 FROM schema_migrations WHERE version=$1)`, version).Scan(&done); err != nil {
-			return applied, err
-		}
-		if done {
-			continue
-		}
-		sql, _ := migrationFS.ReadFile(file)
-		err = pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
+		did := false
+		err = step(func(tx pgx.Tx) error {
+			var done bool
+			if err := tx.QueryRow(ctx, `SELECT EXISTS(SELECT 1 FROM schema_migrations WHERE version=$1)`, version).Scan(&done); err != nil || done {
+				return err
+			}
+			sql, _ := migrationFS.ReadFile(file)
 			if _, err := tx.Exec(ctx, string(sql)); err != nil {
 				return fmt.Errorf("migration %s: %w", name, err)
 			}
 			_, err := tx.Exec(ctx, `INSERT INTO schema_migrations (version, name) VALUES ($1, $2)`, version, name)
+			did = err == nil
 			return err
 		})
 		if err != nil {
 			return applied, err
 		}
-		applied++
+		if did {
+			applied++
+		}
 	}
 	for _, f := range more {
-		if err := f(ctx, conn.Conn()); err != nil {
-			return applied, err
+		for n := 1; n > 0; {
+			if err := step(func(tx pgx.Tx) (err error) { n, err = f(ctx, tx); return err }); err != nil {
+				return applied, err
+			}
 		}
 	}
 	return applied, nil
 }
+
+// migrateLockID is the advisory lock under which migrations are applied.
+const migrateLockID = 7431082201
 
 // translate maps database errors to domain errors once, here: a missing
 // row is not_found, a unique violation a conflict, a value the column cannot

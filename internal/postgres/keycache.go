@@ -123,15 +123,19 @@ func cacheKey(hash []byte) ([32]byte, bool) {
 // on this instance as soon as the notification of its commit arrives
 // (a round trip's time), and while that connection is down nothing is
 // cached. onState, when set, hears each change of the listener's state
-// (live, or down with its error). Close stops it.
+// (live, or down with its error). Close stops it. A DB that cannot LISTEN
+// (CanListen) caches nothing.
 func (db *DB) CacheAPIKeys(ttl time.Duration, onState func(live bool, err error)) {
+	if !db.CanListen() {
+		return // through a transaction pooler, with no direct URL: no LISTEN, no cache
+	}
 	if ttl <= 0 {
 		ttl = DefaultKeyCacheTTL
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	c := &keyCache{ttl: ttl, now: time.Now, m: map[[32]byte]keyEntry{}, cancel: cancel, done: make(chan struct{})}
 	db.keys = c
-	cfg := db.Pool.Config().ConnConfig.Copy()
+	cfg := db.listenConfig()
 	go func() {
 		defer close(c.done)
 		c.listen(ctx, func(ctx context.Context) (*pgx.Conn, error) { return pgx.ConnectConfig(ctx, cfg) }, onState)

@@ -254,14 +254,41 @@ type RunRow struct {
 	FirstTS, LastEnd                       time.Time
 }
 
+// traceWindowCap is how many of a window's runs TraceRows sorts itself
+// before it walks the cost index instead.
+const traceWindowCap = 2000
+
+// traceRowsSQL answers the most expensive runs of the window by one of two
+// plans, chosen on the window's size rather than by the planner's
+// estimate. Walking the cost index and skipping the runs outside the
+// window reads about limit ÷ (the window's share of the project's runs)
+// entries: a handful for a busy window, every run of the project for an
+// empty one (a window being back-filled, or a quiet agent's week), which
+// took seconds at a million runs. Reading the window by its first calls
+// reads the window's runs: few for a sparse window, all of them for a
+// busy one. So the window is read first, up to traceWindowCap + 1 runs;
+// a window that holds at most traceWindowCap is sorted whole, and only a
+// larger one, where the cost index finds the limit within a few thousand
+// entries, walks it. The walk's branch runs only when its one-time
+// filter holds.
+var traceRowsSQL = `WITH w AS MATERIALIZED (
+  SELECT r.trace_id, r.workflow, r.calls, r.cost_nano, r.max_depth, r.failed_calls, r.first_ts, r.last_end
+  FROM runs r WHERE {{RUNS}} ORDER BY r.first_ts LIMIT ` + strconv.Itoa(traceWindowCap+1) + `
+), n AS MATERIALIZED (SELECT count(*) AS runs FROM w)
+SELECT * FROM (
+  SELECT w.* FROM w WHERE (SELECT runs FROM n) <= ` + strconv.Itoa(traceWindowCap) + `
+  UNION ALL
+  (SELECT r.trace_id, r.workflow, r.calls, r.cost_nano, r.max_depth, r.failed_calls, r.first_ts, r.last_end
+  FROM runs r WHERE {{RUNS}} AND (SELECT runs FROM n) > ` + strconv.Itoa(traceWindowCap) + `
+  ORDER BY r.cost_nano DESC, r.trace_id COLLATE "C" LIMIT $4)
+) t ORDER BY t.cost_nano DESC, t.trace_id COLLATE "C" LIMIT $4`
+
 // TraceRows reads the most expensive runs of the window.
 func (db *DB) TraceRows(ctx context.Context, q RunQuery) ([]RunRow, error) {
 	if err := db.FreshRunsIn(ctx, q.ProjectID, q.Start, q.End); err != nil {
 		return nil, err
 	}
-	sql, args := q.sql(`SELECT r.trace_id, r.workflow, r.calls, r.cost_nano, r.max_depth, r.failed_calls,
-  r.first_ts, r.last_end
-FROM runs r WHERE {{RUNS}} ORDER BY r.cost_nano DESC, r.trace_id COLLATE "C" LIMIT $4`)
+	sql, args := q.sql(traceRowsSQL)
 	return collect(ctx, db, sql, args, func(r pgx.CollectableRow) (RunRow, error) {
 		var x RunRow
 		err := r.Scan(&x.TraceID, &x.Workflow, &x.Calls, &x.CostNano, &x.MaxDepth, &x.FailedCalls, &x.FirstTS,

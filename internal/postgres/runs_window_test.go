@@ -1,7 +1,11 @@
 package postgres_test
 
 import (
+	"cmp"
 	"context"
+	"fmt"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -47,5 +51,79 @@ func TestFreshRunsInRefreshesOnlyTheWindow(t *testing.T) {
 	}
 	if n := marked(t, db, p); n != 0 {
 		t.Fatalf("%d marks left after a 90-day report", n)
+	}
+}
+
+// TestTraceRowsSameAnswerForSparseAndBusyWindows: the most expensive runs
+// are the same whichever plan answers (a window of at most 2,000 runs is
+// sorted whole, a larger one walks the cost index), with ties broken by
+// trace id, for all agents and for one.
+func TestTraceRowsSameAnswerForSparseAndBusyWindows(t *testing.T) {
+	db := openDB(t)
+	ctx := context.Background()
+	p := newProject(t, db)
+	t0 := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
+	const runs = 2600 // over ten days: a day holds 260, the ten 2,600
+	type want struct {
+		trace string
+		cost  int64
+		ts    time.Time
+		agent string
+	}
+	var all []want
+	var batch []event.Event
+	for i := range runs {
+		w := want{trace: fmt.Sprintf("r%04d", i), cost: int64(i*7919%1000) * 1000, ts: t0.Add(time.Duration(i) * 10 * 24 * time.Hour / runs),
+			agent: fmt.Sprintf("agent-%d", i%3)}
+		all = append(all, w)
+		batch = append(batch, stored(p, "e-"+w.trace, "m", w.ts, 10, 1, func(e *event.Event) {
+			e.TraceID, e.CostNano, e.AgentName = w.trace, w.cost, w.agent
+		}))
+		if len(batch) == 500 || i == runs-1 {
+			mustWrite(t, db, batch...)
+			batch = nil
+		}
+	}
+	mergeRuns(t, db)
+	expect := func(start, end time.Time, agent string, limit int) []string {
+		var in []want
+		for _, w := range all {
+			if !w.ts.Before(start) && w.ts.Before(end) && (agent == "" || w.agent == agent) {
+				in = append(in, w)
+			}
+		}
+		slices.SortFunc(in, func(a, b want) int {
+			if c := cmp.Compare(b.cost, a.cost); c != 0 {
+				return c
+			}
+			return strings.Compare(a.trace, b.trace)
+		})
+		var out []string
+		for _, w := range in[:min(limit, len(in))] {
+			out = append(out, w.trace)
+		}
+		return out
+	}
+	for _, c := range []struct {
+		name       string
+		start, end time.Time
+		agent      string
+	}{
+		{"one day (sorted whole)", t0.Add(24 * time.Hour), t0.Add(48 * time.Hour), ""},
+		{"ten days (the cost index)", t0, t0.Add(10 * 24 * time.Hour), ""},
+		{"ten days, one agent (sorted whole)", t0, t0.Add(10 * 24 * time.Hour), "agent-1"},
+		{"an empty window", t0.Add(-48 * time.Hour), t0, ""},
+	} {
+		rows, err := db.TraceRows(ctx, postgres.RunQuery{ProjectID: p, Start: c.start, End: c.end, AgentName: c.agent, Limit: 50})
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		var got []string
+		for _, r := range rows {
+			got = append(got, r.TraceID)
+		}
+		if w := expect(c.start, c.end, c.agent, 50); !slices.Equal(got, w) {
+			t.Errorf("%s: got %v\nwant %v", c.name, got, w)
+		}
 	}
 }

@@ -30,7 +30,7 @@ import (
 // works all the same; what happened is reported through reniced, called
 // once per connection (nil: not reported).
 func (db *DB) OpenWork(ctx context.Context, url string, maxConns int32, nice int, reniced func(error)) error {
-	pool, err := openNiced(ctx, url, maxConns, nice, reniced)
+	pool, err := db.openNiced(ctx, url, maxConns, nice, reniced)
 	if err != nil {
 		return err
 	}
@@ -44,7 +44,7 @@ func (db *DB) OpenWork(ctx context.Context, url string, maxConns int32, nice int
 // a merge step; the mergers still take the cores from ingest, and when
 // reads keep them behind, the backlog bound slows ingest down instead.
 func (db *DB) OpenMerge(ctx context.Context, url string, maxConns int32, nice int, reniced func(error)) error {
-	pool, err := openNiced(ctx, url, maxConns, nice, reniced)
+	pool, err := db.openNiced(ctx, url, maxConns, nice, reniced)
 	if err != nil {
 		return err
 	}
@@ -53,8 +53,11 @@ func (db *DB) OpenMerge(ctx context.Context, url string, maxConns int32, nice in
 }
 
 // openNiced opens a pool whose server processes get nice when local.
-func openNiced(ctx context.Context, url string, maxConns int32, nice int, reniced func(error)) (*pgxpool.Pool, error) {
-	cfg, err := poolConfig(url, maxConns)
+// Through a transaction pooler they do not: a server process serves
+// every pool's transactions in turn, and the process id the pooler hands
+// the client is its own invention, not a server process's.
+func (db *DB) openNiced(ctx context.Context, url string, maxConns int32, nice int, reniced func(error)) (*pgxpool.Pool, error) {
+	cfg, err := db.poolConfig(url, maxConns)
 	if err != nil {
 		return nil, err
 	}
@@ -66,7 +69,9 @@ func openNiced(ctx context.Context, url string, maxConns int32, nice int, renice
 		}
 		if nice > 0 {
 			err := errRemote
-			if local {
+			if db.pooled {
+				err = errPooled
+			} else if local {
 				err = renice(conn.PgConn().PID(), nice)
 			}
 			if reniced != nil {
@@ -81,6 +86,9 @@ func openNiced(ctx context.Context, url string, maxConns int32, nice int, renice
 // errRemote: the server does not run on this machine, so its processes'
 // priority is not ours to set.
 var errRemote = errors.New("the database server is not on this machine: its processes keep their priority")
+
+// errPooled: the connections go through a transaction pooler.
+var errPooled = errors.New("the database is reached through a transaction pooler: its server processes keep their priority")
 
 // errNotPostgres: the process of the backend's pid is not a postgres
 // process of this machine (the server is in another PID namespace).

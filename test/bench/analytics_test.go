@@ -15,8 +15,9 @@ import (
 // BenchmarkAnalytics is make bench-analytics: it seeds (or reuses) the
 // 10 M-event project, measures ingest with rollups beside raw COPY, times a
 // naive GROUP BY over raw events, then serves the seeded database with
-// bin/llmcost and times every report and dashboard page over HTTP, and prints the disk each
-// table takes. Figures go to stdout as Markdown tables.
+// bin/llmcost and times every report and dashboard page over HTTP, streams
+// a week of calls through the calls export (rows per second, the server's
+// resident memory), and prints the disk each table takes. Figures go to stdout as Markdown tables.
 func BenchmarkAnalytics(b *testing.B) {
 	spec := specFromEnv(b)
 	t0 := time.Now()
@@ -38,16 +39,20 @@ func BenchmarkAnalytics(b *testing.B) {
 		detail := timeTraceDetail(b, srv, key, benchdata.TraceID(spec.Days-1, 0))
 		agents := timeAgentView(b, srv, key, benchdata.AgentName(0))
 		pages := timePages(b, srv, dashSession(b, srv, ds.db, ds.state.ProjectID), ds.state.ProjectID, benchdata.TraceID(spec.Days-1, 0))
+		export := timeCallsExport(b, srv, key, ds.state.Anchor)
 		srv.stop()
 		printTable("Report", ranges, ts)
 		fmt.Println(edgeNote(timed, reportsEnd, ds.state.Anchor))
 		// The optimisations (no range, 30 days) fill the 30d column.
-		printTable("Agent view (issue 12)", agentViewRanges, agents)
+		printTable("Agent view and optimisations", agentViewRanges, agents)
 		printPages(pages)
 		if detail.served {
 			fmt.Printf("\ntraces/{trace_id} (one run's detail, no range): p50 %s ms, p95 %s ms\n",
 				ms(detail.p50[""]), ms(detail.p95[""]))
 		}
+		printExport(export)
+		b.ReportMetric(float64(export.rows)/export.took.Seconds(), "export_rows/s")
+		b.ReportMetric(float64(export.rssPeak)/(1<<20), "export_peak_rss_MB")
 		b.ReportMetric(float64(worstP95(ts, "90d").Microseconds())/1000, "worst_p95_90d_ms")
 		printSizes(b, ds)
 	}

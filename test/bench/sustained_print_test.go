@@ -62,14 +62,16 @@ func (r *sustainedRun) mergedAt() (time.Duration, bool) {
 
 // print writes every figure as Markdown with its target and verdict.
 func (r *sustainedRun) print(o *mdOut) {
-	o.printf("\n## make bench-sustained (issue 27)\n\n")
+	o.printf("\n## make bench-sustained\n\n")
 	o.printf("%s – %s UTC; load average %s at the start, %s at the end.\n\n", r.started.Format("2006-01-02 15:04:05"),
 		r.ended.Format("15:04:05"), r.loadStart, r.loadEnd)
 	o.printf("Project A streamed %d calls (benchdata.Default: 50 agents, 20 models, 1,000 users, 10,000 sessions, "+
 		"30 workflows over 90 days ending at the stream's start, oldest day first, with the runs' outcomes) "+
 		"through POST /v1/events/batch in %d-call batches from %d clients. Project B (the bystander) holds %d calls, "+
-		"sent and merged in %s beforehand. Budget on A: %s. Merge lag read from %s.\n",
-		r.sent, ingestBatch, r.cfg.clients, r.cfg.bystander, r.bystanderTook.Round(time.Second), r.budgetSet, r.lagSourceText())
+		"sent and merged in %s beforehand. Budget on A: %s. Merge lag read from %s. While A streamed, one reader of A's "+
+		"reports and one of B's each started a read %s.\n",
+		r.sent, ingestBatch, r.cfg.clients, r.cfg.bystander, r.bystanderTook.Round(time.Second), r.budgetSet, r.lagSourceText(),
+		r.readPace())
 	r.printSummary(o)
 	r.printIngest(o)
 	r.printLag(o)
@@ -122,7 +124,7 @@ func (r *sustainedRun) printIngest(o *mdOut) {
 	o.printf("| 503 answers (back-pressure), total Retry-After slept | %d, %s | – | |\n", r.stats.retries.Load(),
 		time.Duration(r.stats.retryWait.Load()).Round(time.Millisecond))
 	o.printf("| batches acknowledged; outcomes sent | %d; %d | – | |\n", r.stats.batches.Load(), r.stats.outcomes.Load())
-	o.printf("| this process's CPU while A streamed (generating and encoding the calls, the readers, pollers and sampler) | %s (%.2f of a core) | – | |\n",
+	o.printf("| the benchmark's CPU while A streamed (its streaming child generating and encoding the calls; itself reading, polling and sampling) | %s (%.2f of a core) | – | |\n",
 		r.benchCPU.Round(time.Second), r.benchCPU.Seconds()/r.toLastAck.Seconds())
 	o.printf("| cores busy while A streamed: all; llmcost's process; the rest (PostgreSQL, the bench, others) | %.2f; %.2f; %.2f | – | |\n",
 		r.busyCores, r.serverCores, r.busyCores-r.serverCores)
@@ -289,3 +291,11 @@ func (r *sustainedRun) failures() []string {
 // the bound is crossed: one batch each (every call of a batch marks at
 // most one run), which back-pressure cannot refuse after the fact.
 func (r *sustainedRun) inFlight() int64 { return int64(r.cfg.clients) * ingestBatch }
+
+// readPace says how often the readers started a read while A streamed.
+func (r *sustainedRun) readPace() string {
+	if r.cfg.readEvery == 0 {
+		return "back to back"
+	}
+	return "every " + r.cfg.readEvery.String() + " (" + envSustainedReadEvery + ")"
+}

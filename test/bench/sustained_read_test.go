@@ -119,13 +119,22 @@ func readOnce(srv *llmcost, key, path string) (status int, took time.Duration, d
 	return status, took, ""
 }
 
-// readCycling reads every report in turn, one request after another, until
-// ctx ends, recording each under reader and phase; a report the build does
-// not serve (404) is skipped from then on.
-func readCycling(ctx context.Context, srv *llmcost, key, reader, phase string, log *readLog) {
+// readCycling reads every report in turn, starting one read every every
+// (at once when the previous took longer; back to back when every is 0),
+// until ctx ends, recording each under reader and phase; a report the
+// build does not serve (404) is skipped from then on.
+func readCycling(ctx context.Context, srv *llmcost, key, reader, phase string, every time.Duration, log *readLog) {
 	reads := reportReads()
+	next := time.Now()
 	for ctx.Err() == nil {
 		for _, r := range reads {
+			if every > 0 {
+				select {
+				case <-ctx.Done():
+				case <-time.After(time.Until(next)):
+				}
+				next = later(next.Add(every), time.Now())
+			}
 			if ctx.Err() != nil {
 				return
 			}
@@ -142,6 +151,14 @@ func readCycling(ctx context.Context, srv *llmcost, key, reader, phase string, l
 			log.add(reader, phase, r.name, r.rng, status, took, detail)
 		}
 	}
+}
+
+// later is the later of a and b.
+func later(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
 }
 
 // readEach times every report n times over each range (round by round, so

@@ -3,7 +3,7 @@ package bench
 // printSummary lists the sustained checks with their verdicts, ahead of the
 // tables they come from, so a run is judged at a glance.
 func (r *sustainedRun) printSummary(o *mdOut) {
-	o.printf("\n| Check (issue 27) | Result | Verdict |\n|---|---|---|\n")
+	o.printf("\n| Sustained-load check | Result | Verdict |\n|---|---|---|\n")
 	if r.streamErr == nil {
 		at, merged := r.mergedAt()
 		rate := float64(r.sent) / at.Seconds()

@@ -40,6 +40,13 @@ const (
 	// envSustainedLagBound is the merge-lag bound in seconds the lag is
 	// judged against (unset: printed without a verdict).
 	envSustainedLagBound = "LLMCOST_BENCH_SUSTAINED_LAG_BOUND"
+	// envSustainedReadEvery is how often each report reader starts a read
+	// while A streams (a Go duration, default 200ms; 0 reads back to back).
+	// Two dashboards refreshing a report five times a second each are
+	// already more than a team's browsers do; a reader looping with no
+	// pause measured mostly its own load (it took the cores the mergers
+	// needed, and each read waited behind the previous ones' backends).
+	envSustainedReadEvery = "LLMCOST_BENCH_SUSTAINED_READ_EVERY"
 	// envSustainedKeep=1 keeps the run's database for inspection; by
 	// default it is dropped at the end (ten million calls take gigabytes).
 	envSustainedKeep = "LLMCOST_BENCH_SUSTAINED_KEEP"
@@ -56,6 +63,7 @@ const drainTimeout = 60 * time.Minute
 type sustainedConfig struct {
 	events, clients, bystander, copyRows, afterRuns int
 	lagBound                                        float64 // seconds; 0 when unset
+	readEvery                                       time.Duration
 	// backlogBound is each merger's backlog bound as the server runs it
 	// (the server's defaults, or LLMCOST_MAX_MERGE_BACKLOG and
 	// LLMCOST_MAX_RUN_BACKLOG when set for the run).
@@ -84,6 +92,14 @@ func sustainedConfigFromEnv(b *testing.B) sustainedConfig {
 		}
 		c.lagBound = f
 	}
+	c.readEvery = 200 * time.Millisecond
+	if v := os.Getenv(envSustainedReadEvery); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < 0 {
+			b.Fatalf("%s=%q: want a duration such as 200ms, or 0", envSustainedReadEvery, v)
+		}
+		c.readEvery = d
+	}
 	c.copyRows = min(c.copyRows, c.events)
 	c.backlogBound = map[string]int64{"rollups": int64(num("LLMCOST_MAX_MERGE_BACKLOG", costapiextension.DefaultMaxMergeBacklog)),
 		"runs": int64(num("LLMCOST_MAX_RUN_BACKLOG", costapiextension.DefaultMaxRunBacklog))}
@@ -110,7 +126,7 @@ type sustainedRun struct {
 	budgetSet           string
 	budgetStateAtTheEnd string
 	streamErr           error         // the stream stopped on an answer other than 200 or 503
-	benchCPU            time.Duration // this process's CPU while A streamed: the load generator's share of the cores
+	benchCPU            time.Duration // this process's and the streaming child's CPU while A streamed: the load generator's share of the cores
 	busyCores           float64       // the machine's busy cores while A streamed
 	serverCores         float64       // llmcost's own process (HTTP, decoding, pricing) while A streamed
 	statements          []string      // pg_stat_statements' top statements while A streamed, when asked for
@@ -129,13 +145,17 @@ func tail(s string, n int) string {
 	return s
 }
 
-// processCPU is this process's user and system CPU so far.
+// processCPU is the user and system CPU so far of this process and of its
+// children that have ended (the streaming child, once waited for).
 func processCPU() time.Duration {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
+	var total time.Duration
+	for _, who := range []int{syscall.RUSAGE_SELF, syscall.RUSAGE_CHILDREN} {
+		var ru syscall.Rusage
+		if syscall.Getrusage(who, &ru) == nil {
+			total += time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+		}
 	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	return total
 }
 
 // BenchmarkSustained is make bench-sustained: project A streams
@@ -242,8 +262,8 @@ func (r *sustainedRun) streamA(b *testing.B, srv *llmcost, db *postgres.DB, dbUR
 	readCtx, stopReads := context.WithCancel(ctx)
 	var pollers, readers sync.WaitGroup
 	pollers.Go(func() { pollBudget(pollCtx, srv, projA, keyA, &phase, r.reads) })
-	readers.Go(func() { readCycling(readCtx, srv, keyA, "A", phaseDuring, r.reads) })
-	readers.Go(func() { readCycling(readCtx, srv, keyB, "B", phaseDuring, r.reads) })
+	readers.Go(func() { readCycling(readCtx, srv, keyA, "A", phaseDuring, r.cfg.readEvery, r.reads) })
+	readers.Go(func() { readCycling(readCtx, srv, keyB, "B", phaseDuring, r.cfg.readEvery, r.reads) })
 	resetStatements, readStatements := statementProfile(dbURL)
 	resetStatements()
 	cpu0, ticks0 := processCPU(), readCPUTicks(srv.cmd.Process.Pid)
@@ -251,7 +271,7 @@ func (r *sustainedRun) streamA(b *testing.B, srv *llmcost, db *postgres.DB, dbUR
 	r.anchor = start.UTC()
 	sampler := startLagSampler(srv, dbURL, start, r.stats.acked.Load, r.reads)
 	fmt.Printf("project A: streaming %d calls from %d clients\n", r.cfg.events, r.cfg.clients)
-	err := stream(srv, keyA, spec, projA, r.anchor, r.cfg.clients, &r.stats)
+	err := streamInChild(srv, keyA, spec, projA, r.anchor, r.cfg.clients, &r.stats)
 	r.toLastAck = time.Since(start) // when no batch was acknowledged at all
 	if last := r.stats.lastAck.Load(); last != 0 {
 		r.toLastAck = time.Unix(0, last).Sub(start)
