@@ -7,8 +7,6 @@ import (
 	"github.com/llmcost/llmcost/apiserver/wire"
 	"github.com/llmcost/llmcost/internal/analytics"
 	"github.com/llmcost/llmcost/internal/anomaly"
-	"github.com/llmcost/llmcost/internal/forecast"
-	"github.com/llmcost/llmcost/internal/postgres"
 )
 
 // anomalyRanges are the windows GET /v1/analytics/anomalies takes: whole
@@ -42,23 +40,9 @@ func (s *Server) analyticsAnomalies(r *http.Request) (wire.AnomalyList, error) {
 }
 
 // findAnomalies judges the UTC days the window touches, of the project
-// and of each agent, reading their baselines before it.
+// and of each agent (reports.Anomalies).
 func (s *Server) findAnomalies(ctx context.Context, project string, w analytics.Span) ([]anomaly.Scoped, error) {
-	from := forecast.DayOf(w.Start)
-	rows, err := s.DB.DailySpend(ctx, project, from.AddDate(0, 0, -anomaly.Window), w.End)
-	if err != nil {
-		return nil, err
-	}
-	return anomaly.FindScopes(agentSeries(rows), from, w.End), nil
-}
-
-// agentSeries groups daily rows by agent.
-func agentSeries(rows []postgres.AgentDay) map[string][]forecast.Day {
-	out := map[string][]forecast.Day{}
-	for _, r := range rows {
-		out[r.Agent] = append(out[r.Agent], forecast.Day{Date: r.Day, Nano: r.Nano})
-	}
-	return out
+	return s.reports().Anomalies(ctx, project, w)
 }
 
 func anomalyRow(a anomaly.Scoped) wire.AnomalyRow {
