@@ -32,6 +32,9 @@ var (
 	descLag = prometheus.NewDesc("service_merge_lag_seconds",
 		"Age of the oldest item waiting for an asynchronous merger, for this project or the deployment.",
 		[]string{"merger", "scope"}, nil)
+	descReads = prometheus.NewDesc("service_report_reads_total",
+		"Report reads this instance has made since it started, by the server that answered: the read replica or the primary (with a replica configured only).",
+		[]string{"server"}, nil)
 )
 
 // spendCollector computes the gauges at scrape time from the rollups:
@@ -43,12 +46,15 @@ type spendCollector struct {
 	// project whose share is shown beside the deployment's.
 	lag     *backlog.Snapshot
 	project string
+	// reads are this instance's report reads by replica and primary (nil:
+	// no replica).
+	reads *[2]int64
 }
 
 // Describe implements prometheus.Collector.
 func (c spendCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{descCalls, descCost, descTokens, descCached, descErrors, descModel, descAgent, descUtil,
-		descRemains, descBacklog, descLag} {
+		descRemains, descBacklog, descLag, descReads} {
 		ch <- d
 	}
 }
@@ -83,6 +89,10 @@ func (c spendCollector) Collect(ch chan<- prometheus.Metric) {
 			gauge(descLag, all.Seconds, string(m), "deployment")
 			gauge(descLag, mine.Seconds, string(m), "project")
 		}
+	}
+	if c.reads != nil {
+		ch <- prometheus.MustNewConstMetric(descReads, prometheus.CounterValue, float64(c.reads[0]), "replica")
+		ch <- prometheus.MustNewConstMetric(descReads, prometheus.CounterValue, float64(c.reads[1]), "primary")
 	}
 }
 
@@ -136,6 +146,9 @@ func (s *Server) metrics(w http.ResponseWriter, r *http.Request) error {
 	if s.Backlog != nil {
 		snap := s.Backlog.Snapshot()
 		c.lag = &snap
+	}
+	if replica, primary, ok := s.DB.ReplicaReads(); ok {
+		c.reads = &[2]int64{replica, primary}
 	}
 	if err := reg.Register(c); err != nil {
 		return err

@@ -79,10 +79,11 @@ func (s *Server) updateProject(w http.ResponseWriter, r *http.Request) error {
 	return ok(w, http.StatusOK, newProjectJSON(p))
 }
 
-// deleteProject removes the project with its events and analytics.
+// deleteProject deletes the project for every caller at once; its events
+// and analytics are removed in the background (postgres.DeleteProject).
 func (s *Server) deleteProject(w http.ResponseWriter, r *http.Request) error {
 	id := callerOf(r).ProjectID
-	if err := s.DB.DeleteProject(r.Context(), id); err != nil {
+	if err := s.DB.DeleteProject(r.Context(), id, s.Now()); err != nil {
 		return err
 	}
 	return ok(w, http.StatusOK, wire.ProjectDeleted{Status: "deleted", ProjectID: id})

@@ -45,6 +45,13 @@ type Config struct {
 	// it, for what needs a session of its own: the API key cache's LISTEN
 	// (one connection). Empty: no key cache.
 	DatabaseDirectURL configopaque.String `mapstructure:"database_direct_url"`
+	// ReplicaURL is a streaming replica (hot standby) of the database the
+	// reports read once it has replayed what they must include; empty:
+	// every read is the primary's (docs/scale.md, "Read replicas").
+	ReplicaURL configopaque.String `mapstructure:"replica_url"`
+	// ReplicaWait bounds how long a report waits for the replica to catch
+	// up before it reads the primary (0: 100ms).
+	ReplicaWait time.Duration `mapstructure:"replica_wait"`
 
 	// RateLimit is the per-key (or per-IP) request quota.
 	RateLimit RateLimitConfig `mapstructure:"rate_limit"`
@@ -189,6 +196,7 @@ func (c *Config) Validate() error {
 		errs = append(errs, errors.New("http.max_request_body_size: must be > 0"))
 	}
 	errs = append(errs, c.validateDatabase()...)
+	errs = append(errs, c.validateReplica()...)
 	errs = append(errs, c.validateSlowClients()...)
 	errs = append(errs, c.validatePricing()...)
 	errs = append(errs, c.Accounts.validate()...)

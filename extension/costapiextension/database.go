@@ -54,7 +54,9 @@ func (e *Extension) openDB(ctx context.Context, url string) error {
 		return err
 	}
 	// The rollup, run and alert loops hold one connection each.
-	if err := db.OpenMerge(ctx, url, 3, e.cfg.MergeNice, e.renicedOnce(log, "the mergers", e.cfg.MergeNice)); err != nil {
+	// The rollup, run and alert loops hold one connection each, and a
+	// deleted project's purge (one at a time per instance) the fourth.
+	if err := db.OpenMerge(ctx, url, 4, e.cfg.MergeNice, e.renicedOnce(log, "the mergers", e.cfg.MergeNice)); err != nil {
 		return err
 	}
 	if db.Pooled() {

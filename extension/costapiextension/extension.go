@@ -93,6 +93,9 @@ func (e *Extension) Start(ctx context.Context, host component.Host) error {
 		return e.abort(fmt.Errorf("database: %w", err))
 	}
 	db := e.db
+	if err := e.openReplica(db, log); err != nil {
+		return e.abort(err)
+	}
 	applied, err := db.Migrate(ctx, jobs.Migrate(log))
 	if err != nil {
 		return e.abort(fmt.Errorf("migrations: %w", err))

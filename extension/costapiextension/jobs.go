@@ -98,6 +98,14 @@ func (e *Extension) startJobs(ctx context.Context, mailer mail.Sender) error {
 	// thresholds it queues are alerted by the drain (notifications and
 	// deliveries), which starts once deliveries can be queued.
 	e.db.Enqueue = runner.EnqueueWebhooksTx
+	// A deleted project's rows are removed by a job queued with the
+	// deletion; one whose purge gave up starts again here.
+	e.db.EnqueuePurge = runner.EnqueuePurgeTx
+	if n, err := runner.ResumePurges(ctx, e.db); err != nil {
+		e.set.Logger.Warn("deleted projects' purges not resumed; the next start tries again", zap.Error(err))
+	} else if n > 0 {
+		e.set.Logger.Info("deleted projects' purges resumed", zap.Int("projects", n))
+	}
 	hook := alerts.New(e.set.Logger, nil)
 	e.db.Hook = hook
 	e.merger.also(e.cfg.RollupMergeInterval, e.set.Logger, "queued alerts into notifications and deliveries",

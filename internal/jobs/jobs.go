@@ -59,7 +59,8 @@ type Config struct {
 	SweepInterval time.Duration
 	RateWindow    time.Duration
 	// DB and Webhooks send webhook deliveries; WebhookAttempts is how many
-	// times one is tried (DefaultWebhookAttempts when 0).
+	// times one is tried (DefaultWebhookAttempts when 0). DB also purges
+	// deleted projects.
 	DB              *postgres.DB
 	Webhooks        *webhook.Client
 	WebhookAttempts int
@@ -105,13 +106,18 @@ func New(cfg Config) (*Runner, error) {
 	river.AddWorker(workers, &webhookWorker{db: cfg.DB, client: cfg.Webhooks, log: cfg.Logger})
 	river.AddWorker(workers, &providerSyncWorker{sync: cfg.Providers})
 	river.AddWorker(workers, &spendWatchWorker{watch: cfg.SpendWatch})
+	purge := &purgeWorker{log: cfg.Logger}
+	if cfg.DB != nil {
+		purge.db = cfg.DB
+	}
+	river.AddWorker(workers, purge)
 	if cfg.WebhookAttempts <= 0 {
 		cfg.WebhookAttempts = DefaultWebhookAttempts
 	}
 	rc := &river.Config{
 		Logger:                      riverLogger(cfg.Logger),
 		Workers:                     workers,
-		Queues:                      map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: 8}},
+		Queues:                      map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: 8}, PurgeQueue: {MaxWorkers: 1}},
 		RetryPolicy:                 cfg.Retry,
 		CompletedJobRetentionPeriod: CompletedRetention,
 		CancelledJobRetentionPeriod: FailedRetention,

@@ -177,7 +177,7 @@ func scanProject(row pgx.Row) (Project, error) {
 
 // ProjectByID returns a project.
 func (db *DB) ProjectByID(ctx context.Context, id string) (Project, error) {
-	p, err := scanProject(db.Pool.QueryRow(ctx, `SELECT `+projectCols+` FROM projects WHERE id = $1`, id))
+	p, err := scanProject(db.Pool.QueryRow(ctx, `SELECT `+projectCols+` FROM projects WHERE id = $1 AND deleted_at IS NULL`, id))
 	return p, translate(err, "project")
 }
 

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 // agentLatenciesSQL reads one agent's latencies of the window by an
@@ -18,7 +19,9 @@ FROM events WHERE project_id = $1 AND agent_name = $2 AND ts >= $3 AND ts < $4`
 // percentiles.
 func (db *DB) ReadAgentLatencies(ctx context.Context, project, agent string, from, to time.Time) ([]int64, error) {
 	var out []int64
-	err := db.Pool.QueryRow(ctx, agentLatenciesSQL, project, agent, from, to).Scan(&out)
+	err := db.onReader(ctx, func(pool *pgxpool.Pool) error {
+		return pool.QueryRow(ctx, agentLatenciesSQL, project, agent, from, to).Scan(&out)
+	})
 	return out, translate(err, "analytics")
 }
 
@@ -54,7 +57,7 @@ func (db *DB) AgentSteps(ctx context.Context, q RunQuery) ([]AgentStep, error) {
 	if err := db.FreshRunsIn(ctx, q.ProjectID, q.Start, q.End); err != nil {
 		return nil, err
 	}
-	return collect(ctx, db, agentStepsSQL, []any{q.ProjectID, q.AgentName, q.Start, q.End},
+	return collect(ctx, db, agentStepsSQL,
 		func(r pgx.CollectableRow) (AgentStep, error) {
 			var s AgentStep
 			var lists [][]string
@@ -62,5 +65,5 @@ func (db *DB) AgentSteps(ctx context.Context, q RunQuery) ([]AgentStep, error) {
 				&s.RunCosts, &s.Tool, &lists)
 			s.Models = slices.Compact(slices.Sorted(slices.Values(slices.Concat(lists...))))
 			return s, err
-		})
+		}, q.ProjectID, q.AgentName, q.Start, q.End)
 }

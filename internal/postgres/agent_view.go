@@ -2,10 +2,10 @@ package postgres
 
 import (
 	"context"
-	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/llmcost/llmcost/internal/analytics"
 )
@@ -32,37 +32,13 @@ const agentSeenSQL = `SELECT a,
   (SELECT max(ts) FROM events WHERE project_id = $1 AND agent_name = a AND ts >= $2 AND ts < $3)
 FROM unnest($4::text[]) AS a`
 
-// agentKeysSQL counts distinct users and sessions per agent over a window
-// split by analytics.Decompose at day grain: the per-agent daily rollup
-// rows for the whole days [$4, $5), the agents' hourly keys
-// (agent_key_hour) for the whole hours [$9, $10) and [$11, $12), raw
-// events for the partial hours [$2, $3) and [$13, $14), and raw events of
-// the tail (not yet merged, tx at or above the watermark $7) over the part
-// read from rollups [$15, $16). The agents are named ($8) so the rollup
-// reads range over the primary keys per agent instead of every agent's
-// rows.
-const agentKeysSQL = `WITH keys AS (
-  SELECT agent_name, dim, key FROM rollup_day
-  WHERE project_id = $1 AND dim IN ('user', 'session') AND {{ROLLUP_AGENT}} AND bucket >= $4 AND bucket < $5
-  UNION
-  SELECT agent_name, dim, key FROM agent_key_hour
-  WHERE project_id = $1 AND {{ROLLUP_AGENT}} AND dim IN ('user', 'session')
-    AND ((bucket >= $9 AND bucket < $10) OR (bucket >= $11 AND bucket < $12))
-  UNION
-  SELECT e.agent_name, v.dim, v.key FROM events e
-    CROSS JOIN LATERAL (VALUES ('user', e.user_id), ('session', e.session_id)) AS v(dim, key)
-  WHERE e.project_id = $1 AND {{RAW_AGENT}} AND v.key IS NOT NULL AND e.ts >= $2 AND e.ts < $3
-  UNION
-  SELECT e.agent_name, v.dim, v.key FROM events e
-    CROSS JOIN LATERAL (VALUES ('user', e.user_id), ('session', e.session_id)) AS v(dim, key)
-  WHERE e.project_id = $1 AND {{RAW_AGENT}} AND v.key IS NOT NULL AND e.ts >= $13 AND e.ts < $14
-  UNION
-  SELECT e.agent_name, v.dim, v.key FROM events e
-    CROSS JOIN LATERAL (VALUES ('user', e.user_id), ('session', e.session_id)) AS v(dim, key)
-  WHERE e.project_id = $1 AND {{RAW_AGENT}} AND v.key IS NOT NULL AND e.tx >= $7 AND e.ts >= $15 AND e.ts < $16
-)
-SELECT agent_name, count(*) FILTER (WHERE dim = 'user'), count(*) FILTER (WHERE dim = 'session')
-FROM keys GROUP BY agent_name`
+// agentKeysSQL counts distinct users and sessions per agent over a
+// window (agent_keys.sql), for all the named agents or for one.
+var agentKeysSQL = map[bool]string{
+	false: fillSQL(mustQuery("agent_keys.sql"), nil),
+	true: fillSQL(mustQuery("agent_keys.sql"), map[string]string{
+		"rollup_agent": "agent_name = @agent AND @agents::text[] IS NOT NULL", "raw_agent": "e.agent_name = @agent"}),
+}
 
 // ReadAgentFacts reads the facts of agents (agent alone when not "") over
 // [from, to), in one snapshot.
@@ -70,11 +46,6 @@ func (db *DB) ReadAgentFacts(ctx context.Context, project, agent string, agents 
 	out := map[string]AgentFacts{}
 	seg := analytics.Decompose(analytics.Span{Start: from, End: to}, analytics.Day)
 	rolled := seg.Rolled()
-	rollupAgent, rawAgent := "agent_name = ANY($8) AND $6::text = ''", "e.agent_name = ANY($8)"
-	if agent != "" {
-		rollupAgent, rawAgent = "agent_name = $6 AND $8::text[] IS NOT NULL", "e.agent_name = $6"
-	}
-	keysSQL := strings.NewReplacer("{{ROLLUP_AGENT}}", rollupAgent, "{{RAW_AGENT}}", rawAgent).Replace(agentKeysSQL)
 	err := db.readSnapshot(ctx, func(tx pgx.Tx, watermark int64) error {
 		rows, err := tx.Query(ctx, agentSeenSQL, project, from, to, agents)
 		if err != nil {
@@ -90,9 +61,13 @@ func (db *DB) ReadAgentFacts(ctx context.Context, project, agent string, agents 
 		}); err != nil {
 			return err
 		}
-		rows, err = tx.Query(ctx, keysSQL, project, seg.RawHead.Start, seg.RawHead.End, seg.Days.Start, seg.Days.End,
-			agent, watermark, agents, seg.HourHead.Start, seg.HourHead.End, seg.HourTail.Start, seg.HourTail.End,
-			seg.RawTail.Start, seg.RawTail.End, rolled.Start, rolled.End)
+		rows, err = tx.Query(ctx, agentKeysSQL[agent != ""], pgx.StrictNamedArgs{"project_id": project,
+			"agents": agents, "agent": agent, "days_start": seg.Days.Start, "days_end": seg.Days.End,
+			"hour_head_start": seg.HourHead.Start, "hour_head_end": seg.HourHead.End,
+			"hour_tail_start": seg.HourTail.Start, "hour_tail_end": seg.HourTail.End,
+			"raw_head_start": seg.RawHead.Start, "raw_head_end": seg.RawHead.End,
+			"raw_tail_start": seg.RawTail.Start, "raw_tail_end": seg.RawTail.End,
+			"watermark": watermark, "rolled_start": rolled.Start, "rolled_end": rolled.End})
 		if err != nil {
 			return err
 		}
@@ -123,16 +98,6 @@ type AgentRuns struct {
 	RepeatedInput map[string]int64
 }
 
-// agentRunsSQL sums the runs per agent like WorkflowRows sums them per
-// workflow: whole days from run_day's per-agent rows, the edges from runs.
-const agentRunsSQL = `WITH src AS (
-  SELECT x.agent_name, x.runs, x.cost_nano, x.calls FROM run_day x WHERE {{DAYS}}
-  UNION ALL
-  SELECT r.agent_name, 1, r.cost_nano, r.calls FROM runs r WHERE {{EDGES}}
-)
-SELECT agent_name, sum(runs)::bigint, sum(cost_nano)::bigint, sum(calls)::bigint FROM src GROUP BY agent_name
-LIMIT $4`
-
 // agentRepeatsSQL sums repeated work per agent (model NULL) and per agent
 // and model, of the runs whose first call lies in the window.
 const agentRepeatsSQL = `SELECT run_agent, model, sum(wasted_nano)::bigint, count(DISTINCT trace_id),
@@ -155,39 +120,44 @@ func (db *DB) ReadAgentRuns(ctx context.Context, q RunQuery) (map[string]*AgentR
 		return out[agent]
 	}
 	q.Limit = 0
-	sql, args := q.rollupSQL(agentRunsSQL)
-	if q.AgentName == "" {
-		sql = strings.Replace(sql, "x.agent_name = $7", "x.agent_name <> '' AND $7::text = ''", 1)
-	}
-	rows, err := db.Pool.Query(ctx, sql, args...)
-	if err != nil {
-		return nil, translate(err, "runs")
-	}
-	var agent string
-	var n, cost, calls int64
-	if _, err := pgx.ForEachRow(rows, []any{&agent, &n, &cost, &calls}, func() error {
-		a := get(agent)
-		a.Runs, a.CostNano, a.Calls = n, cost, calls
-		return nil
-	}); err != nil {
-		return nil, translate(err, "runs")
-	}
-	rows, err = db.Pool.Query(ctx, agentRepeatsSQL, q.ProjectID, q.Start, q.End, q.AgentName)
-	if err != nil {
-		return nil, translate(err, "runs")
-	}
-	var model *string
-	var wasted, runs, input int64
-	_, err = pgx.ForEachRow(rows, []any{&agent, &model, &wasted, &runs, &input}, func() error {
-		a := get(agent)
-		if model == nil {
-			a.RepeatedNano, a.RepeatedRuns = wasted, runs
-		} else {
-			a.RepeatedInput[*model] = input
+	args := q.args()
+	sql := fillSQL(mustQuery("agent_runs.sql"), q.rollupParts(args, true))
+	err := db.onReader(ctx, func(pool *pgxpool.Pool) error {
+		clear(out)
+		rows, err := pool.Query(ctx, sql, args)
+		if err != nil {
+			return err
 		}
-		return nil
+		var agent string
+		var n, cost, calls int64
+		if _, err := pgx.ForEachRow(rows, []any{&agent, &n, &cost, &calls}, func() error {
+			a := get(agent)
+			a.Runs, a.CostNano, a.Calls = n, cost, calls
+			return nil
+		}); err != nil {
+			return err
+		}
+		rows, err = pool.Query(ctx, agentRepeatsSQL, q.ProjectID, q.Start, q.End, q.AgentName)
+		if err != nil {
+			return err
+		}
+		var model *string
+		var wasted, runs, input int64
+		_, err = pgx.ForEachRow(rows, []any{&agent, &model, &wasted, &runs, &input}, func() error {
+			a := get(agent)
+			if model == nil {
+				a.RepeatedNano, a.RepeatedRuns = wasted, runs
+			} else {
+				a.RepeatedInput[*model] = input
+			}
+			return nil
+		})
+		return err
 	})
-	return out, translate(err, "runs")
+	if err != nil {
+		return nil, translate(err, "runs")
+	}
+	return out, nil
 }
 
 // BreachCost is the cost of an agent's distinct calls in [from, to) that
@@ -197,9 +167,11 @@ func (db *DB) ReadAgentRuns(ctx context.Context, q RunQuery) (map[string]*AgentR
 // and is asked only for agents with a breach.
 func (db *DB) BreachCost(ctx context.Context, project, agent string, from, to time.Time, tools, models, traces []string) (int64, error) {
 	var cost int64
-	err := db.Pool.QueryRow(ctx, `SELECT coalesce(sum(cost_nano), 0)::bigint FROM events
+	err := db.onReader(ctx, func(pool *pgxpool.Pool) error {
+		return pool.QueryRow(ctx, `SELECT coalesce(sum(cost_nano), 0)::bigint FROM events
 WHERE project_id = $1 AND agent_name = $2 AND ts >= $3 AND ts < $4
   AND (tool_name = ANY($5) OR model = ANY($6) OR trace_id = ANY($7))`,
-		project, agent, from, to, tools, models, traces).Scan(&cost)
+			project, agent, from, to, tools, models, traces).Scan(&cost)
+	})
 	return cost, translate(err, "analytics")
 }

@@ -2,64 +2,73 @@ package postgres
 
 import (
 	"context"
-	"embed"
 	"fmt"
 	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/llmcost/llmcost/internal/analytics"
 	"github.com/llmcost/llmcost/internal/apierr"
 )
 
-//go:embed queries/*.sql
-var queryFS embed.FS
-
-func mustQuery(name string) string {
-	b, err := queryFS.ReadFile("queries/" + name)
-	if err != nil {
-		panic(err)
-	}
-	return string(b)
-}
-
 // rawKeys is the events column of each dimension, for the raw edges.
 var rawKeys = map[string]string{"agent": "e.agent_name", "model": "e.model", "billing": "e.billing",
 	"user": "e.user_id", "session": "e.session_id", "workflow": "e.workflow", "tool": "e.tool_name"}
 
-// sumList is the SUMS of a report query, in analytics.Sums field order.
-var sumList = func() string {
-	out := make([]string, len(rollupSums))
-	for i, c := range rollupSums {
-		out[i] = fmt.Sprintf("sum(%s)::bigint", c)
-	}
-	return strings.Join(out, ", ")
-}()
+// reportReads are the groupings of a window read, each a file of queries/
+// whose window marker takes window.sql.
+var reportReads = []string{"by_key.sql", "by_bucket.sql", "by_key_bucket.sql", "by_key_sum.sql"}
 
-// windowSQL builds a report query: the window CTE for dim and filter
-// followed by the grouping of report (by_key.sql, by_bucket.sql or
-// by_key_bucket.sql). The texts are few and fixed, so pgx caches one
-// prepared statement each. perAgent keys every agent's rows by agent and
-// key (agentKeySep between them) instead of reading the all-agents rows.
-func windowSQL(report, dim string, filtered, perAgent bool) string {
-	rollupKey, rollupAgent, rawKey, rawAgent := "key", "agent_name = $3", rawKeys[dim], "$3::text = ''"
-	switch {
-	case perAgent:
-		// dim = 'model' AND agent_name <> '': the partial indexes of 0013.
-		rollupKey, rollupAgent = "agent_name || chr(31) || key", "agent_name <> ''"
-		rawKey = "e.agent_name || chr(31) || " + rawKeys[dim]
-	case filtered:
-		rawAgent = "e.agent_name = $3"
-		if dim == "agent" {
-			rollupAgent = "agent_name = '' AND key = $3"
+// windowVariant names one text of a report read.
+type windowVariant struct {
+	report, dim        string
+	filtered, perAgent bool
+}
+
+// windowSQLs are the texts of every report read, filled once: they are
+// few and fixed, so pgx caches one prepared statement each.
+var windowSQLs = func() map[windowVariant]string {
+	out := map[windowVariant]string{}
+	for _, report := range reportReads {
+		for dim := range rawKeys {
+			for _, v := range []windowVariant{{report, dim, false, false}, {report, dim, true, false}, {report, dim, false, true}} {
+				if !v.perAgent || dim == "model" {
+					out[v] = fillSQL(mustQuery(report), map[string]string{"window": windowPart(v)})
+				}
+			}
 		}
 	}
-	r := strings.NewReplacer("{{PRE}}", "", "{{DAY_KEYS}}", "true", "{{ROLLUP_DIM}}", "dim = $2",
-		"{{ROLLUP_KEY}}", rollupKey, "{{ROLLUP_AGENT}}", rollupAgent,
-		"{{RAW_DIM}}", "$2::text", "{{RAW_KEY}}", rawKey, "{{RAW_FROM}}", "events e",
-		"{{RAW_AGENT}}", rawAgent, "{{SUMS}}", sumList)
-	return r.Replace(mustQuery("window.sql") + mustQuery(report))
+	return out
+}()
+
+// windowPart is window.sql for v: the all-agents rows by default; with
+// perAgent every agent's rows, keyed by agent and key (agentKeySep between
+// them); filtered, one agent's rows and calls.
+func windowPart(v windowVariant) string {
+	parts := map[string]string{"raw_key": rawKeys[v.dim]}
+	switch {
+	case v.perAgent:
+		// dim = 'model' AND agent_name <> '': the partial indexes of 0013.
+		parts["rollup_key"], parts["rollup_agent"] = "agent_name || chr(31) || key", "agent_name <> ''"
+		parts["raw_key"] = "e.agent_name || chr(31) || " + rawKeys[v.dim]
+	case v.filtered:
+		parts["raw_agent"] = "e.agent_name = @agent"
+		if v.dim == "agent" {
+			parts["rollup_agent"] = "agent_name = '' AND key = @agent"
+		}
+	}
+	return fillSQL(queryBody("window.sql"), parts)
+}
+
+// windowSQL is the text of a report read (report: one of reportReads).
+// perAgent reads the all-agents rows whatever the filter.
+func windowSQL(report, dim string, filtered, perAgent bool) string {
+	if perAgent {
+		filtered = false
+	}
+	return windowSQLs[windowVariant{report, dim, filtered, perAgent}]
 }
 
 // agentKeySep separates the agent from the key in a PerAgent read's keys.
@@ -143,19 +152,22 @@ func (db *DB) ReadWindows(ctx context.Context, qs ...WindowQuery) ([]WindowResul
 }
 
 // readSnapshot runs read in one REPEATABLE READ read-only transaction with
-// the watermark of its snapshot.
+// the watermark of its snapshot, on the replica when it has caught up
+// (onReader): read sets its results anew each time it runs.
 func (db *DB) readSnapshot(ctx context.Context, read func(tx pgx.Tx, watermark int64) error) error {
-	err := pgx.BeginTxFunc(ctx, db.Pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly},
-		func(tx pgx.Tx) error {
-			// The planner must see the watermark to pick the BRIN index on
-			// tx for the tail: a generic plan guesses a third of the events.
-			var watermark int64
-			if err := tx.QueryRow(ctx, `SELECT set_config('plan_cache_mode', 'force_custom_plan', true), watermark
+	err := db.onReader(ctx, func(pool *pgxpool.Pool) error {
+		return pgx.BeginTxFunc(ctx, pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly},
+			func(tx pgx.Tx) error {
+				// The planner must see the watermark to pick the BRIN index on
+				// tx for the tail: a generic plan guesses a third of the events.
+				var watermark int64
+				if err := tx.QueryRow(ctx, `SELECT set_config('plan_cache_mode', 'force_custom_plan', true), watermark
 				FROM rollup_state`).Scan(nil, &watermark); err != nil {
-				return err
-			}
-			return read(tx, watermark)
-		})
+					return err
+				}
+				return read(tx, watermark)
+			})
+	})
 	return translate(err, "analytics")
 }
 
@@ -189,26 +201,33 @@ func segmentsFor(q WindowQuery) analytics.Segments {
 	return s
 }
 
-// windowArgs are the parameters $1..$20 of window.sql; dims is $2 (a
-// dimension name, or an array of them for a read of several).
-func windowArgs(projectID string, dims any, agent string, s analytics.Segments, watermark int64) []any {
+// windowArgs are the parameters of window.sql but the dimension (@dim, or
+// @dims for a read of several), which the caller adds.
+func windowArgs(projectID, agent string, s analytics.Segments, watermark int64) pgx.StrictNamedArgs {
 	rolled := s.Rolled()
-	return []any{projectID, dims, agent, s.HourHead.Start, s.HourHead.End, s.HourTail.Start,
-		s.HourTail.End, s.Days.Start, s.Days.End, s.RawHead.Start, s.RawHead.End, s.RawTail.Start, s.RawTail.End,
-		s.DaysTail.Start, s.DaysTail.End, s.Weeks.Start, s.Weeks.End, watermark, rolled.Start, rolled.End}
+	return pgx.StrictNamedArgs{"project_id": projectID, "agent": agent,
+		"hour_head_start": s.HourHead.Start, "hour_head_end": s.HourHead.End,
+		"hour_tail_start": s.HourTail.Start, "hour_tail_end": s.HourTail.End,
+		"days_start": s.Days.Start, "days_end": s.Days.End,
+		"days_tail_start": s.DaysTail.Start, "days_tail_end": s.DaysTail.End,
+		"weeks_start": s.Weeks.Start, "weeks_end": s.Weeks.End,
+		"raw_head_start": s.RawHead.Start, "raw_head_end": s.RawHead.End,
+		"raw_tail_start": s.RawTail.Start, "raw_tail_end": s.RawTail.End,
+		"watermark": watermark, "rolled_start": rolled.Start, "rolled_end": rolled.End}
 }
 
 func readWindow(ctx context.Context, tx rowsQuerier, q WindowQuery, watermark int64) (WindowResult, error) {
 	s := segmentsFor(q)
-	args := windowArgs(q.ProjectID, q.Dim, q.AgentName, s, watermark)
+	args := windowArgs(q.ProjectID, q.AgentName, s, watermark)
+	args["dim"] = q.Dim
 	if useSessionTop(q, s) {
 		return readSessionTop(ctx, tx, args, q.Limit)
 	}
 	var res WindowResult
 	filtered := q.AgentName != ""
 	if q.KeyBuckets {
-		rows, err := tx.Query(ctx, windowSQL("by_key_bucket.sql", q.Dim, filtered, q.PerAgent),
-			append(args, q.BucketWidth.Seconds())...)
+		args["bucket_secs"] = q.BucketWidth.Seconds()
+		rows, err := tx.Query(ctx, windowSQL("by_key_bucket.sql", q.Dim, filtered, q.PerAgent), args)
 		if err != nil {
 			return res, err
 		}
@@ -221,8 +240,8 @@ func readWindow(ctx context.Context, tx rowsQuerier, q WindowQuery, watermark in
 		return res, err
 	}
 	if q.BucketWidth > 0 {
-		rows, err := tx.Query(ctx, windowSQL("by_bucket.sql", q.Dim, filtered, q.PerAgent),
-			append(args, q.BucketWidth.Seconds())...)
+		args["bucket_secs"] = q.BucketWidth.Seconds()
+		rows, err := tx.Query(ctx, windowSQL("by_bucket.sql", q.Dim, filtered, q.PerAgent), args)
 		if err != nil {
 			return res, err
 		}
@@ -240,7 +259,7 @@ func readWindow(ctx context.Context, tx rowsQuerier, q WindowQuery, watermark in
 		limit = &l
 	}
 	if q.PerAgent {
-		rows, err := tx.Query(ctx, windowSQL("by_key_sum.sql", q.Dim, filtered, true), args...)
+		rows, err := tx.Query(ctx, windowSQL("by_key_sum.sql", q.Dim, filtered, true), args)
 		if err != nil {
 			return res, err
 		}
@@ -250,7 +269,8 @@ func readWindow(ctx context.Context, tx rowsQuerier, q WindowQuery, watermark in
 		})
 		return res, err
 	}
-	rows, err := tx.Query(ctx, windowSQL("by_key.sql", q.Dim, filtered, q.PerAgent), append(args, limit)...)
+	args["limit"] = limit
+	rows, err := tx.Query(ctx, windowSQL("by_key.sql", q.Dim, filtered, q.PerAgent), args)
 	if err != nil {
 		return res, err
 	}

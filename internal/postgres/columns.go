@@ -5,6 +5,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/llmcost/llmcost/internal/event"
 )
 
@@ -156,7 +158,8 @@ func selectList() string {
 
 // unnestInsert is the INSERT … SELECT FROM unnest(…) of a batch of events,
 // in (project_id, event_id) order, skipping duplicates; RETURNING is the
-// caller's.
+// caller's. Each column is one array parameter named after it
+// (columnArgs).
 func unnestInsert() string {
 	params := make([]string, len(eventCols))
 	aliases := make([]string, len(eventCols))
@@ -164,9 +167,9 @@ func unnestInsert() string {
 	for i, c := range eventCols {
 		alias := fmt.Sprintf("c%d", i)
 		aliases[i] = alias
-		params[i] = fmt.Sprintf("$%d::%s[]", i+1, c.typ)
+		params[i] = fmt.Sprintf("@%s::%s[]", c.name, c.typ)
 		if c.name == "project_id" {
-			params[i] = "$1::uuid[]"
+			params[i] = "@project_id::uuid[]"
 		}
 		e := alias
 		if c.null != "" {
@@ -185,23 +188,24 @@ func unnestInsert() string {
 		strings.Join(params, ", "), strings.Join(aliases, ", "))
 }
 
-// columnArgs turns events into one array argument per column.
-func columnArgs(events []event.Event) []any {
-	args := make([]any, len(eventCols))
-	for i, c := range eventCols {
+// columnArgs turns events into one array argument per column, named
+// after it.
+func columnArgs(events []event.Event) pgx.StrictNamedArgs {
+	args := make(pgx.StrictNamedArgs, len(eventCols)+4)
+	for _, c := range eventCols {
 		switch c.typ {
 		case "text":
 			v := make([]string, len(events))
 			for j := range events {
 				v[j] = c.get(&events[j]).(string)
 			}
-			args[i] = v
+			args[c.name] = v
 		case "bigint":
 			v := make([]int64, len(events))
 			for j := range events {
 				v[j] = c.get(&events[j]).(int64)
 			}
-			args[i] = v
+			args[c.name] = v
 		case "bool":
 			// *bool: a nullable column (streaming) sends NULL for nil.
 			v := make([]*bool, len(events))
@@ -213,13 +217,13 @@ func columnArgs(events []event.Event) []any {
 					v[j] = b
 				}
 			}
-			args[i] = v
+			args[c.name] = v
 		case "timestamptz":
 			v := make([]time.Time, len(events))
 			for j := range events {
 				v[j] = c.get(&events[j]).(time.Time)
 			}
-			args[i] = v
+			args[c.name] = v
 		}
 	}
 	return args

@@ -39,42 +39,41 @@ type ComplianceData struct {
 // The compliance reads add the tail (events not yet merged into the
 // rollups, tx at or above the watermark) to the daily rollups, so a batch
 // is judged the moment it is stored, as every report sees it (merge.go).
-// They share one snapshot and take the watermark as a parameter (the last
-// one), with custom plans: against a sub-select the planner guessed a
+// They share one snapshot and take the watermark as a parameter, with
+// custom plans: against a sub-select the planner guessed a
 // third of the events as the tail and read a month of them instead of the
 // BRIN index on tx.
 const complianceUsageSQL = `SELECT agent_name, dim, key, bucket, sum(calls)::bigint, sum(cost_nano)::bigint FROM (
   SELECT agent_name, dim, key, bucket, calls, cost_nano FROM rollup_day
-  WHERE project_id = $1 AND dim IN ('tool', 'model') AND agent_name = ANY($2) AND bucket >= $6 AND bucket < $7
+  WHERE project_id = @project_id AND dim IN ('tool', 'model') AND agent_name = ANY(@agents)
+    AND bucket >= @days_start AND bucket < @days_end
   UNION ALL
   SELECT e.agent_name, v.dim, v.key, date_trunc('day', e.ts, 'UTC'), 1, e.cost_nano
   FROM events e CROSS JOIN LATERAL (VALUES ('tool', e.tool_name), ('model', e.model)) AS v(dim, key)
-  WHERE e.project_id = $1 AND e.agent_name = ANY($2) AND v.key IS NOT NULL AND ` + complianceRaw + `
+  WHERE e.project_id = @project_id AND e.agent_name = ANY(@agents) AND v.key IS NOT NULL AND ` + complianceRaw + `
 ) u GROUP BY 1, 2, 3, 4`
 
 // complianceRaw selects the events (alias e) read raw: the tail within
-// the whole days [$6, $7), and every call of the partial days at the
-// window's edges, [$3, $6) and [$7, $4), which the daily rollups cannot
-// cut (per-agent tool rows are daily only).
-const complianceRaw = `((e.tx >= $5 AND e.ts >= $6 AND e.ts < $7)
-    OR (e.ts >= $3 AND e.ts < $6) OR (e.ts >= $7 AND e.ts < $4))`
+// the whole days [@days_start, @days_end), and every call of the partial
+// days at the window's edges, [@from, @days_start) and [@days_end, @to),
+// which the daily rollups cannot cut (per-agent tool rows are daily only).
+const complianceRaw = `((e.tx >= @watermark AND e.ts >= @days_start AND e.ts < @days_end)
+    OR (e.ts >= @from AND e.ts < @days_start) OR (e.ts >= @days_end AND e.ts < @to))`
 
 const complianceTotalsSQL = `SELECT key, sum(calls)::bigint, sum(cost_nano)::bigint FROM (
   SELECT key, calls, cost_nano FROM rollup_day
-  WHERE project_id = $1 AND dim = 'agent' AND agent_name = '' AND bucket >= $6 AND bucket < $7
+  WHERE project_id = @project_id AND dim = 'agent' AND agent_name = '' AND bucket >= @days_start AND bucket < @days_end
   UNION ALL
   SELECT e.agent_name, 1, e.cost_nano FROM events e
-  WHERE e.project_id = $1 AND $2::text[] IS NOT NULL AND -- $2 unused: one argument list for the three reads
-    ` + complianceRaw + `
+  WHERE e.project_id = @project_id AND ` + complianceRaw + `
 ) u GROUP BY key`
 
 const complianceToolCallsSQL = `SELECT coalesce(sum(calls), 0)::bigint FROM (
   SELECT calls FROM rollup_day
-  WHERE project_id = $1 AND dim = 'tool' AND agent_name = '' AND bucket >= $6 AND bucket < $7
+  WHERE project_id = @project_id AND dim = 'tool' AND agent_name = '' AND bucket >= @days_start AND bucket < @days_end
   UNION ALL
   SELECT 1 FROM events e
-  WHERE e.project_id = $1 AND $2::text[] IS NOT NULL AND -- $2 unused: one argument list for the three reads
-    e.tool_name IS NOT NULL AND ` + complianceRaw + `
+  WHERE e.project_id = @project_id AND e.tool_name IS NOT NULL AND ` + complianceRaw + `
 ) u`
 
 // complianceLastSeenSQL is when each agent last used each tool and model:
@@ -115,8 +114,11 @@ func readCompliance(ctx context.Context, tx pgx.Tx, watermark int64, project str
 	if !d1.Before(d2) {
 		d1, d2 = to, to
 	}
-	args := []any{project, agents, from, to, watermark, d1, d2}
-	rows, err := tx.Query(ctx, complianceUsageSQL, args...)
+	// One set of arguments for the three reads of the window: pgx sends
+	// each statement the names it has.
+	args := pgx.NamedArgs{"project_id": project, "agents": agents, "from": from, "to": to,
+		"watermark": watermark, "days_start": d1, "days_end": d2}
+	rows, err := tx.Query(ctx, complianceUsageSQL, args)
 	if err != nil {
 		return err
 	}
@@ -128,7 +130,7 @@ func readCompliance(ctx context.Context, tx pgx.Tx, watermark int64, project str
 	}); err != nil {
 		return err
 	}
-	rows, err = tx.Query(ctx, complianceTotalsSQL, args...)
+	rows, err = tx.Query(ctx, complianceTotalsSQL, args)
 	if err != nil {
 		return err
 	}
@@ -141,7 +143,7 @@ func readCompliance(ctx context.Context, tx pgx.Tx, watermark int64, project str
 	}); err != nil {
 		return err
 	}
-	if err := tx.QueryRow(ctx, complianceToolCallsSQL, args...).Scan(&d.ToolCalls); err != nil {
+	if err := tx.QueryRow(ctx, complianceToolCallsSQL, args).Scan(&d.ToolCalls); err != nil {
 		return err
 	}
 	rows, err = tx.Query(ctx, complianceLastSeenSQL, project, agents, watermark)

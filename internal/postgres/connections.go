@@ -3,7 +3,6 @@ package postgres
 import (
 	"context"
 	"errors"
-	"fmt"
 	"slices"
 	"time"
 
@@ -51,13 +50,15 @@ func sameScope(a, b Connection) bool {
 		slices.Equal(a.ProjectIDs, b.ProjectIDs) && slices.Equal(a.APIKeyIDs, b.APIKeyIDs)
 }
 
+// connectionColumns are the columns scanConnection reads (alias c); the
+// statement names @settle_secs, SettleAfter in seconds (settleArgs).
 const connectionColumns = `c.project_id, c.provider, c.key_sealed, c.key_hint, c.workspace_ids, c.project_ids,
     c.api_key_ids, c.backfill_days, c.tolerance_bp, c.created_at, c.updated_at, c.sync_status, c.last_sync_at,
     c.last_sync_error, c.failures, c.next_attempt_at,
     EXISTS (SELECT 1 FROM provider_days d WHERE d.project_id = c.project_id AND d.provider = c.provider),
     (SELECT min(day)::timestamp AT TIME ZONE 'UTC' FROM provider_days d
      WHERE d.project_id = c.project_id AND d.provider = c.provider
-        AND d.fetched_at < (d.day + 1)::timestamp AT TIME ZONE 'UTC' + make_interval(secs => $%d))`
+        AND d.fetched_at < (d.day + 1)::timestamp AT TIME ZONE 'UTC' + make_interval(secs => @settle_secs))`
 
 // Days are UTC days: every conversion between a day and an instant names
 // UTC, so the session's time zone never shifts one.
@@ -76,12 +77,17 @@ func scanConnection(row pgx.Row) (Connection, error) {
 // fetched again by the next sync.
 const SettleAfter = 24 * time.Hour
 
-func columns(n int) string { return fmt.Sprintf(connectionColumns, n) }
+// settleArgs are args and @settle_secs, for a statement reading
+// connectionColumns.
+func settleArgs(args pgx.StrictNamedArgs) pgx.StrictNamedArgs {
+	args["settle_secs"] = SettleAfter.Seconds()
+	return args
+}
 
 // Connections lists the project's connections, by provider.
 func (db *DB) Connections(ctx context.Context, projectID string) ([]Connection, error) {
-	rows, err := db.Pool.Query(ctx, `SELECT `+columns(2)+` FROM provider_connections c
-WHERE project_id = $1 ORDER BY provider`, projectID, SettleAfter.Seconds())
+	rows, err := db.Pool.Query(ctx, `SELECT `+connectionColumns+` FROM provider_connections c
+WHERE project_id = @project_id ORDER BY provider`, settleArgs(pgx.StrictNamedArgs{"project_id": projectID}))
 	if err != nil {
 		return nil, translate(err, "connections")
 	}
@@ -91,8 +97,9 @@ WHERE project_id = $1 ORDER BY provider`, projectID, SettleAfter.Seconds())
 
 // Connection reads one connection; a missing one is not_found.
 func (db *DB) Connection(ctx context.Context, projectID, provider string) (Connection, error) {
-	c, err := scanConnection(db.Pool.QueryRow(ctx, `SELECT `+columns(3)+` FROM provider_connections c
-WHERE project_id = $1 AND provider = $2`, projectID, provider, SettleAfter.Seconds()))
+	c, err := scanConnection(db.Pool.QueryRow(ctx, `SELECT `+connectionColumns+` FROM provider_connections c
+WHERE project_id = @project_id AND provider = @provider`,
+		settleArgs(pgx.StrictNamedArgs{"project_id": projectID, "provider": provider})))
 	return c, translate(err, "connection")
 }
 
@@ -102,8 +109,9 @@ WHERE project_id = $1 AND provider = $2`, projectID, provider, SettleAfter.Secon
 // back-fill (restarted); changing only the back-fill or tolerance keeps it.
 func (db *DB) PutConnection(ctx context.Context, c Connection) (created, restarted bool, err error) {
 	err = pgx.BeginFunc(ctx, db.Pool, func(tx pgx.Tx) error {
-		old, err := scanConnection(tx.QueryRow(ctx, `SELECT `+columns(3)+` FROM provider_connections c
-WHERE project_id = $1 AND provider = $2 FOR UPDATE`, c.ProjectID, c.Provider, SettleAfter.Seconds()))
+		old, err := scanConnection(tx.QueryRow(ctx, `SELECT `+connectionColumns+` FROM provider_connections c
+WHERE project_id = @project_id AND provider = @provider FOR UPDATE`,
+			settleArgs(pgx.StrictNamedArgs{"project_id": c.ProjectID, "provider": c.Provider})))
 		switch {
 		case errors.Is(err, pgx.ErrNoRows):
 			if c.KeySealed == nil {

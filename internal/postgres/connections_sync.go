@@ -20,11 +20,11 @@ var Never = time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC)
 func (db *DB) ClaimDueConnections(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]Connection, error) {
 	rows, err := db.Pool.Query(ctx, `WITH due AS (
     SELECT project_id, provider FROM provider_connections
-    WHERE next_attempt_at <= $1 AND lease_until < $1
-    ORDER BY next_attempt_at LIMIT $2 FOR UPDATE SKIP LOCKED)
-UPDATE provider_connections c SET lease_until = $1 + make_interval(secs => $3)
+    WHERE next_attempt_at <= @now AND lease_until < @now
+    ORDER BY next_attempt_at LIMIT @limit FOR UPDATE SKIP LOCKED)
+UPDATE provider_connections c SET lease_until = @now + make_interval(secs => @lease_secs)
 FROM due WHERE c.project_id = due.project_id AND c.provider = due.provider
-RETURNING `+columns(4), now, limit, lease.Seconds(), SettleAfter.Seconds())
+RETURNING `+connectionColumns, settleArgs(pgx.StrictNamedArgs{"now": now, "limit": limit, "lease_secs": lease.Seconds()}))
 	if err != nil {
 		return nil, translate(err, "connections")
 	}

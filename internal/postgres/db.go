@@ -37,6 +37,9 @@ type DB struct {
 	// Enqueue queues webhook deliveries in a transaction (the job
 	// runner's InsertTx); nil drops them.
 	Enqueue func(ctx context.Context, tx pgx.Tx, envs []webhook.Envelope) error
+	// EnqueuePurge queues a deleted project's purge in the transaction
+	// that deletes it (the job runner's InsertTx); nil purges at once.
+	EnqueuePurge EnqueuePurge
 	// keys caches authenticated API keys (CacheAPIKeys); nil: none.
 	keys *keyCache
 	// MergeSlice bounds the calls one rollup merge step folds
@@ -61,6 +64,9 @@ type DB struct {
 	direct *pgx.ConnConfig
 	// budgets caches budget states (CacheBudgets); nil: none.
 	budgets *budgetCache
+	// replica, when opened (OpenReplica), serves the reports that may
+	// read it (replica.go).
+	replica *replica
 	// OnStored, when set (before ingest starts), hears how many calls of
 	// a project each write stored and how many runs it marked, once it
 	// committed: the back-pressure gate counts them until its next reading
@@ -200,7 +206,7 @@ func (db *DB) Close() {
 // pools are the pools opened: the read pool last.
 func (db *DB) pools() []*pgxpool.Pool {
 	var out []*pgxpool.Pool
-	for _, p := range []*pgxpool.Pool{db.work, db.merge, db.quick} {
+	for _, p := range append([]*pgxpool.Pool{db.work, db.merge, db.quick}, db.replicaPools()...) {
 		if p != nil {
 			out = append(out, p)
 		}

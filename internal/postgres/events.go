@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"strings"
 
@@ -33,28 +32,28 @@ type WriteResult struct {
 // locks in the same order and cannot deadlock. Rollups are not touched
 // here: each row records its transaction (events.tx) and the merger folds
 // it in later, while reports read it from the tail until then (merge.go).
-// Outcome parameters follow the event columns.
+// The parameters are named: each events column (columnArgs), then the
+// outcomes' arrays.
 var insertSQL = func() string {
-	n := len(eventCols)
 	return `WITH ev AS (
   ` + unnestInsert() + `
   RETURNING project_id, trace_id, event_id, ts, agent_name, model, tool_name, workflow, latency_ms, billing, cost_nano,
     ` + callMoney + ` AS money, ` + callTokens + ` AS tokens
-)` + fmt.Sprintf(`, oc AS (
+), oc AS (
   INSERT INTO outcomes (project_id, trace_id, success, label, recorded_at)
   SELECT p, t, s, NULLIF(l, ''), now()
-  FROM unnest($%d::uuid[], $%d::text[], $%d::bool[], $%d::text[]) AS o(p, t, s, l)
+  FROM unnest(@outcome_project_id::uuid[], @outcome_trace_id::text[], @outcome_success::bool[], @outcome_label::text[]) AS o(p, t, s, l)
   ORDER BY p, t
   ON CONFLICT (project_id, trace_id) DO UPDATE
     SET success = excluded.success, label = excluded.label, recorded_at = excluded.recorded_at
   RETURNING project_id, trace_id
-)`+spendUpsert+totalsUpsert+pendingUpsert+batchLog+`
+)` + spendUpsert + totalsUpsert + pendingUpsert + batchLog + `
 SELECT (SELECT count(*) FROM ev), (SELECT count(*) FROM oc), (SELECT count(*) FROM rp),
     coalesce((SELECT array_agg(sp.project_id::text ORDER BY sp.project_id, sp.month) FROM sp), '{}'),
     coalesce((SELECT array_agg(sp.month ORDER BY sp.project_id, sp.month) FROM sp), '{}'),
     coalesce((SELECT array_agg(sp.metered_nano ORDER BY sp.project_id, sp.month) FROM sp), '{}'),
     coalesce((SELECT array_agg(sd.delta ORDER BY sd.project_id, sd.month) FROM sd), '{}'),
-    `+policyVersionsOf, n+1, n+2, n+3, n+4)
+    ` + policyVersionsOf
 }()
 
 // Write stores events (deduplicated by project and event_id) and outcomes (a
@@ -74,7 +73,8 @@ func (db *DB) WriteWith(ctx context.Context, hook WriteHook, events []event.Even
 	for i, o := range outcomes {
 		op[i], ot[i], os[i], ol[i] = o.ProjectID, o.TraceID, o.Success, o.Label
 	}
-	args := append(columnArgs(events), op, ot, os, ol)
+	args := columnArgs(events)
+	args["outcome_project_id"], args["outcome_trace_id"], args["outcome_success"], args["outcome_label"] = op, ot, os, ol
 	var wants []RunTotalsRequest
 	if w, ok := hook.(RunTotalsWanter); ok {
 		wants = w.WantRunTotals(events)
@@ -128,11 +128,11 @@ func (db *DB) tellStored(events []event.Event, stored, marked int64) {
 // (each reads in a snapshot taken after the insert, so the totals include
 // the batch) and, for a hook, the savepoint its deferred statements roll
 // back to (ingest_tx.go).
-func insert(ctx context.Context, conn *pgxpool.Conn, args []any, wants []RunTotalsRequest, hooked bool, res *WriteResult,
+func insert(ctx context.Context, conn *pgxpool.Conn, args pgx.StrictNamedArgs, wants []RunTotalsRequest, hooked bool, res *WriteResult,
 	sp *spendArrays, versions *[]string) (map[string]PrefetchedTotals, error) {
 	b := &pgx.Batch{}
 	b.Queue(beginSQL)
-	b.Queue(insertSQL, args...)
+	b.Queue(insertSQL, args)
 	for _, w := range wants {
 		b.Queue(runTotalsSQL, w.ProjectID, w.TraceIDs)
 	}

@@ -2,7 +2,12 @@ package postgres
 
 import (
 	"context"
+	"fmt"
 	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/llmcost/llmcost/internal/analytics"
 )
 
 // ToolRowsPerWorkflow reads the tool rows from the per-workflow day rows
@@ -21,4 +26,42 @@ func (db *DB) SetBudgetClock(now func() time.Time) {
 	db.budgets.mu.Lock()
 	defer db.budgets.mu.Unlock()
 	db.budgets.now = now
+}
+
+// Statement is one SQL text the store sends, with sample arguments.
+type Statement struct {
+	SQL  string
+	Args pgx.StrictNamedArgs
+}
+
+// ReportStatements are every text of the report reads (each dimension,
+// filter and grouping, the session read, /full's two), with arguments of a
+// 90-day window of project: tests EXPLAIN each.
+func ReportStatements(project string, now time.Time) map[string]Statement {
+	segs := analytics.Decompose(analytics.Span{Start: now.Add(-90 * 24 * time.Hour), End: now}, analytics.Day)
+	out := map[string]Statement{}
+	for v, sql := range windowSQLs {
+		args := windowArgs(project, "", segs, 0)
+		args["dim"] = v.dim
+		if v.filtered {
+			args["agent"] = "a1"
+		}
+		switch v.report {
+		case "by_key.sql":
+			args["limit"] = int64(10)
+		case "by_bucket.sql", "by_key_bucket.sql":
+			args["bucket_secs"] = 3600.0
+		}
+		out[fmt.Sprintf("%s %s filtered=%v perAgent=%v", v.report, v.dim, v.filtered, v.perAgent)] = Statement{sql, args}
+	}
+	args := windowArgs(project, "", segs, 0)
+	args["dim"], args["limit"] = "session", int64(10)
+	out["session_top.sql"] = Statement{sessionTopSQL, args}
+	args = windowArgs(project, "", segs, 0)
+	args["dims"] = []string{"agent", "model"}
+	out["full.sql keys"] = Statement{fullKeysSQL, args}
+	args = windowArgs(project, "", segs, 0)
+	args["dims"], args["bucket_secs"] = []string{"agent", "model"}, 86400.0
+	out["full.sql"] = Statement{fullSQL, args}
+	return out
 }

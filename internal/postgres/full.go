@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -37,27 +36,20 @@ type FullResult struct {
 }
 
 // fullSQL reads the agent and model dimensions in one pass over the window
-// (window.sql with $2 = {agent, model}; each raw event gives a row per
-// dimension) and groups them three ways (full.sql and full_buckets.sql);
-// fullKeysSQL groups them by key only.
+// (window.sql with @dims = {agent, model}; each raw event gives a row per
+// dimension) and groups them three ways (full.sql); fullKeysSQL groups
+// them by key only.
 var fullSQL, fullKeysSQL = fullQuery(true), fullQuery(false)
 
 func fullQuery(buckets bool) string {
-	named := make([]string, len(rollupSums))
-	for i, c := range rollupSums {
-		named[i] = "sum(" + c + ")::bigint AS " + c
+	window := fillSQL(queryBody("window.sql"), map[string]string{
+		"rollup_dim": "dim = ANY(@dims::text[])", "raw_dim": "d.dim", "raw_key": "d.key",
+		"raw_from": "events e CROSS JOIN LATERAL (VALUES ('agent', e.agent_name), ('model', e.model)) AS d(dim, key)"})
+	parts := map[string]string{"window": window}
+	if !buckets {
+		parts["buckets"] = ""
 	}
-	r := strings.NewReplacer("{{PRE}}", "", "{{DAY_KEYS}}", "true", "{{ROLLUP_DIM}}", "dim = ANY($2::text[])",
-		"{{ROLLUP_KEY}}", "key", "{{ROLLUP_AGENT}}", "agent_name = $3",
-		"{{RAW_DIM}}", "d.dim", "{{RAW_KEY}}", "d.key",
-		"{{RAW_FROM}}", "events e CROSS JOIN LATERAL (VALUES ('agent', e.agent_name), ('model', e.model)) AS d(dim, key)",
-		"{{RAW_AGENT}}", "$3::text = ''", "{{SUMS}}", sumList, "{{NAMED_SUMS}}", strings.Join(named, ", "),
-		"{{COLS}}", strings.Join(rollupSums, ", "))
-	q := mustQuery("window.sql") + mustQuery("full.sql")
-	if buckets {
-		q += mustQuery("full_buckets.sql")
-	}
-	return r.Replace(q)
+	return fillSQL(mustQuery("full.sql"), parts)
 }
 
 // ReadFull reads /full's three parts over all agents in one snapshot. With
@@ -75,9 +67,10 @@ func (db *DB) ReadFull(ctx context.Context, q FullQuery) (FullResult, error) {
 	}
 	onePass := keySegs.Equal(q.Segments)
 	err := db.readSnapshot(ctx, func(tx pgx.Tx, watermark int64) error {
-		sql, args := fullKeysSQL, windowArgs(q.ProjectID, []string{"agent", "model"}, "", keySegs, watermark)
+		sql, args := fullKeysSQL, windowArgs(q.ProjectID, "", keySegs, watermark)
+		args["dims"] = []string{"agent", "model"}
 		if onePass {
-			sql, args = fullSQL, append(args, q.BucketWidth.Seconds())
+			sql, args["bucket_secs"] = fullSQL, q.BucketWidth.Seconds()
 		} else {
 			series, err := readWindow(ctx, tx, WindowQuery{ProjectID: q.ProjectID, Dim: "agent",
 				Segments: q.Segments, BucketWidth: q.BucketWidth}, watermark)
@@ -86,7 +79,7 @@ func (db *DB) ReadFull(ctx context.Context, q FullQuery) (FullResult, error) {
 			}
 			res.Points = series.Points
 		}
-		rows, err := tx.Query(ctx, sql, args...)
+		rows, err := tx.Query(ctx, sql, args)
 		if err != nil {
 			return err
 		}

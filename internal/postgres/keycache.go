@@ -201,7 +201,7 @@ func (db *DB) ProjectIDByKeyHash(ctx context.Context, keyHash []byte) (string, e
 		gen = c.snapshot()
 	}
 	var id string
-	err := db.quickPool().QueryRow(ctx, `SELECT id FROM projects WHERE key_hash = $1`, keyHash).Scan(&id)
+	err := db.quickPool().QueryRow(ctx, `SELECT id FROM projects WHERE key_hash = $1 AND deleted_at IS NULL`, keyHash).Scan(&id)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return "", apierr.New(apierr.Unauthorized, "invalid API key")
 	}

@@ -162,7 +162,7 @@ func TestAPIKeyCacheAcrossInstances(t *testing.T) {
 	if _, err := b.ProjectIDByKeyHash(ctx, k2); err != nil {
 		t.Fatalf("the cache is not used again after the listener came back: %v", err)
 	}
-	if err := a.DeleteProject(ctx, p.ID); err != nil {
+	if err := a.DeleteProject(ctx, p.ID, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	refusedWithin(t, b, k2, 2*time.Second)

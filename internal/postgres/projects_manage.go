@@ -5,8 +5,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-
-	"github.com/llmcost/llmcost/internal/apierr"
 )
 
 // ProjectRole is a project seen by one of its accepted members.
@@ -21,7 +19,7 @@ type ProjectRole struct {
 func (db *DB) UserProjects(ctx context.Context, userID string) ([]ProjectRole, error) {
 	rows, err := db.Pool.Query(ctx, `SELECT `+prefixed("p.", projectCols)+`, m.role, m.is_owner
 		FROM memberships m JOIN projects p ON p.id = m.project_id
-		WHERE m.user_id = $1 AND m.accepted_at IS NOT NULL ORDER BY p.created_at, p.id`, userID)
+		WHERE m.user_id = $1 AND m.accepted_at IS NOT NULL AND p.deleted_at IS NULL ORDER BY p.created_at, p.id`, userID)
 	if err != nil {
 		return nil, translate(err, "project")
 	}
@@ -45,20 +43,8 @@ type ProjectUpdate struct {
 func (db *DB) UpdateProject(ctx context.Context, id string, u ProjectUpdate, now time.Time) (Project, error) {
 	p, err := scanProject(db.Pool.QueryRow(ctx, `UPDATE projects SET name = COALESCE($2, name),
 		description = COALESCE($3, description), is_active = COALESCE($4, is_active), updated_at = $5
-		WHERE id = $1 RETURNING `+projectCols, id, u.Name, u.Description, u.IsActive, now))
+		WHERE id = $1 AND deleted_at IS NULL RETURNING `+projectCols, id, u.Name, u.Description, u.IsActive, now))
 	return p, translate(err, "project")
-}
-
-// DeleteProject removes a project; its memberships, events, outcomes and
-// everything else keyed by it go with it (ON DELETE CASCADE).
-func (db *DB) DeleteProject(ctx context.Context, id string) error {
-	tag, err := db.Pool.Exec(ctx, `DELETE FROM projects WHERE id = $1`, id)
-	db.dropKeys()
-	db.dropBudgets()
-	if err == nil && tag.RowsAffected() == 0 {
-		return apierr.New(apierr.NotFound, "project not found")
-	}
-	return translate(err, "project")
 }
 
 // RotateKey replaces a project's key hash: the old key fails at once on
@@ -66,7 +52,7 @@ func (db *DB) DeleteProject(ctx context.Context, id string) error {
 // others as soon as migration 0016's NOTIFY reaches them.
 func (db *DB) RotateKey(ctx context.Context, id string, keyHash []byte, keyPrefix string, now time.Time) (Project, error) {
 	p, err := scanProject(db.Pool.QueryRow(ctx, `UPDATE projects SET key_hash = $2, key_prefix = $3, updated_at = $4
-		WHERE id = $1 RETURNING `+projectCols, id, keyHash, keyPrefix, now))
+		WHERE id = $1 AND deleted_at IS NULL RETURNING `+projectCols, id, keyHash, keyPrefix, now))
 	db.dropKeys()
 	return p, translate(err, "project")
 }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"maps"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -28,12 +27,20 @@ const (
 	oldRunsSQL = `SELECT r.project_id::text, r.trace_id, r.agent_name, r.first_ts, coalesce(r.workflow, ''), r.outcome,
   r.cost_nano, r.calls, r.steps, r.max_depth, r.success_calls
 FROM unnest($1::uuid[], $2::text[]) AS u(p, t) JOIN runs r ON r.project_id = u.p AND r.trace_id = u.t`
-	oldGroupsSQL = `SELECT s.project_id::text, s.trace_id, s.{{NAME}}, s.calls, s.cost_nano, s.tokens, s.latency_sum,
+	// oldGroupsSQL reads the step rows as written; the tool rows with the
+	// markers filled (oldGroupsOf).
+	oldGroupsSQL = `SELECT s.project_id::text, s.trace_id, s./* TEMPLATE_BEGIN: name */ step_name /* TEMPLATE_END */, s.calls, s.cost_nano, s.tokens, s.latency_sum,
   s.latency_count, s.success_calls
-FROM unnest($1::uuid[], $2::text[]) AS u(p, t) JOIN {{TABLE}} s ON s.project_id = u.p AND s.trace_id = u.t`
+FROM unnest($1::uuid[], $2::text[]) AS u(p, t) JOIN /* TEMPLATE_BEGIN: table */ run_steps /* TEMPLATE_END */ s ON s.project_id = u.p AND s.trace_id = u.t`
 	outcomesSQL = `SELECT o.project_id::text, o.trace_id, o.success
 FROM unnest($1::uuid[], $2::text[]) AS u(p, t) JOIN outcomes o ON o.project_id = u.p AND o.trace_id = u.t`
 )
+
+// oldGroupsOf is oldGroupsSQL for each per-run table.
+var oldGroupsOf = map[string]string{
+	"run_steps": fillSQL(oldGroupsSQL, nil),
+	"run_tools": fillSQL(oldGroupsSQL, map[string]string{"table": "run_tools", "name": "tool_name"}),
+}
 
 // readContributions reads what runs (p, t) contribute to the daily
 // rollups as stored, and their outcomes now, in one round trip.
@@ -55,9 +62,8 @@ func readContributions(ctx context.Context, tx pgx.Tx, p, t []string) (map[RunKe
 		})
 		return err
 	})
-	queueGroups := func(table, name string, into *map[RunKey][]runs.Group) {
-		sql := strings.NewReplacer("{{TABLE}}", table, "{{NAME}}", name).Replace(oldGroupsSQL)
-		b.Queue(sql, p, t).Query(func(rows pgx.Rows) error {
+	queueGroups := func(table string, into *map[RunKey][]runs.Group) {
+		b.Queue(oldGroupsOf[table], p, t).Query(func(rows pgx.Rows) error {
 			*into = map[RunKey][]runs.Group{}
 			var k RunKey
 			var g runs.Group
@@ -69,8 +75,8 @@ func readContributions(ctx context.Context, tx pgx.Tx, p, t []string) (map[RunKe
 			return err
 		})
 	}
-	queueGroups("run_steps", "step_name", &steps)
-	queueGroups("run_tools", "tool_name", &tools)
+	queueGroups("run_steps", &steps)
+	queueGroups("run_tools", &tools)
 	b.Queue(outcomesSQL, p, t).Query(func(rows pgx.Rows) error {
 		var k RunKey
 		var ok bool
@@ -114,7 +120,7 @@ ON CONFLICT (project_id, agent_name, bucket, workflow) DO UPDATE SET runs = x.ru
   failure_cost = x.failure_cost + excluded.failure_cost`
 	dayEmptySQL = `DELETE FROM run_day x USING unnest($1::uuid[], $2::text[], $3::timestamptz[], $4::text[]) AS k(p, a, d, w)
 WHERE x.project_id = k.p AND x.agent_name = k.a AND x.bucket = k.d AND x.workflow = k.w AND x.runs = 0`
-	groupUpsertSQL = `INSERT INTO {{TABLE}} AS x (project_id, agent_name, bucket, workflow, name, calls, runs, cost_nano, tokens,
+	groupUpsertSQL = `INSERT INTO /* TEMPLATE_BEGIN: table */ run_step_day /* TEMPLATE_END */ AS x (project_id, agent_name, bucket, workflow, name, calls, runs, cost_nano, tokens,
   latency_sum, latency_count, success_calls)
 SELECT * FROM unnest($1::uuid[], $2::text[], $3::timestamptz[], $4::text[], $5::text[], $6::bigint[], $7::bigint[],
   $8::bigint[], $9::bigint[], $10::bigint[], $11::bigint[], $12::bigint[])
@@ -129,12 +135,20 @@ ON CONFLICT (project_id, agent_name, bucket, name) DO UPDATE SET ` + groupAdds
   cost_nano = x.cost_nano + excluded.cost_nano, tokens = x.tokens + excluded.tokens,
   latency_sum = x.latency_sum + excluded.latency_sum, latency_count = x.latency_count + excluded.latency_count,
   success_calls = x.success_calls + excluded.success_calls`
-	groupEmptySQL = `DELETE FROM {{TABLE}} x USING unnest($1::uuid[], $2::text[], $3::timestamptz[], $4::text[], $5::text[])
+	groupEmptySQL = `DELETE FROM /* TEMPLATE_BEGIN: table */ run_step_day /* TEMPLATE_END */ x USING unnest($1::uuid[], $2::text[], $3::timestamptz[], $4::text[], $5::text[])
   AS k(p, a, d, w, n)
 WHERE x.project_id = k.p AND x.agent_name = k.a AND x.bucket = k.d AND x.workflow = k.w AND x.name = k.n AND x.runs = 0`
 	toolAllEmptySQL = `DELETE FROM run_tool_all_day x USING unnest($1::uuid[], $2::text[], $3::timestamptz[], $4::text[],
   $5::text[]) AS k(p, a, d, w, n)
 WHERE x.project_id = k.p AND x.agent_name = k.a AND x.bucket = k.d AND x.name = k.n AND x.runs = 0`
+)
+
+// The step and tool day rows' statements: groupUpsertSQL and
+// groupEmptySQL as written, and with the table marker filled.
+var (
+	stepUpsertSQL, stepEmptySQL = fillSQL(groupUpsertSQL, nil), fillSQL(groupEmptySQL, nil)
+	toolUpsertSQL               = fillSQL(groupUpsertSQL, map[string]string{"table": "run_tool_day"})
+	toolEmptySQL                = fillSQL(groupEmptySQL, map[string]string{"table": "run_tool_day"})
 )
 
 // queueDayDelta queues the locks of every key the change touches, the
@@ -163,8 +177,8 @@ func queueDayDelta(b *pgx.Batch, c runs.Change) {
 		rows          map[runs.GroupKey]runs.GroupRow
 		upsert, empty string
 	}{
-		{c.Steps, strings.ReplaceAll(groupUpsertSQL, "{{TABLE}}", "run_step_day"), strings.ReplaceAll(groupEmptySQL, "{{TABLE}}", "run_step_day")},
-		{c.Tools, strings.ReplaceAll(groupUpsertSQL, "{{TABLE}}", "run_tool_day"), strings.ReplaceAll(groupEmptySQL, "{{TABLE}}", "run_tool_day")},
+		{c.Steps, stepUpsertSQL, stepEmptySQL},
+		{c.Tools, toolUpsertSQL, toolEmptySQL},
 		{c.ToolAll, toolAllUpsertSQL, toolAllEmptySQL},
 	} {
 		if len(g.rows) == 0 {

@@ -1,7 +1,6 @@
 package postgres
 
 import (
-	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -38,12 +37,17 @@ const dayLockSQL = `SELECT count(pg_advisory_xact_lock(4243, h)) FROM (
   SELECT DISTINCT hashtext(p || '/' || extract(epoch FROM d)::bigint || '/' || w) AS h
   FROM unnest($1::text[], $2::timestamptz[], $3::text[]) AS u(p, d, w) ORDER BY 1) s`
 
-// dayKeysSQL is the unnest of the keys, aliased k(p, d, w, a).
-const dayKeysSQL = `(SELECT DISTINCT * FROM unnest($1::uuid[], $2::timestamptz[], $3::text[], $4::text[]) AS k0(p, d, w, a))`
+// The statements that recompute rollup rows read their keys at a keys
+// marker: the keys of a refresh (dayKeysSQL, toolAllKeysSQL) or every key
+// of a project (rebuildKeysSQL, rebuildToolAllKeysSQL). Each kind of keys
+// names its own parameters (keyArgs, toolAllKeyArgs, or @project_id).
 
-// rebuildKeysSQL are every key of project $1, for RebuildRuns.
+// dayKeysSQL is the unnest of the keys, aliased k(p, d, w, a).
+const dayKeysSQL = `(SELECT DISTINCT * FROM unnest(@key_project::uuid[], @key_day::timestamptz[], @key_workflow::text[], @key_agent::text[]) AS k0(p, d, w, a))`
+
+// rebuildKeysSQL are every key of project @project_id, for RebuildRuns.
 const rebuildKeysSQL = `(SELECT DISTINCT project_id AS p, date_trunc('day', first_ts, 'UTC') AS d,
-  coalesce(workflow, '') AS w, agent_name AS a FROM runs WHERE project_id = $1)`
+  coalesce(workflow, '') AS w, agent_name AS a FROM runs WHERE project_id = @project_id)`
 
 // runsOfKey joins the runs of each key k.
 const runsOfKey = `JOIN runs r ON r.project_id = k.p AND r.agent_name = k.a
@@ -52,7 +56,7 @@ const runsOfKey = `JOIN runs r ON r.project_id = k.p AND r.agent_name = k.a
 var dayDeletes = func() []string {
 	var out []string
 	for _, t := range []string{"run_day", "run_step_day", "run_tool_day"} {
-		out = append(out, `DELETE FROM `+t+` x USING {{KEYS}} k
+		out = append(out, `DELETE FROM `+t+` x USING /* TEMPLATE: keys */ k
 WHERE x.project_id = k.p AND x.bucket = k.d AND x.workflow = k.w AND (x.agent_name = k.a OR x.agent_name = '')`)
 	}
 	return out
@@ -68,7 +72,7 @@ var dayInserts = []string{
 SELECT k.p, k.a, k.d, k.w, count(*), sum(r.cost_nano), max(r.cost_nano), sum(r.calls), sum(r.steps),
   max(r.max_depth), sum(r.success_calls), count(*) FILTER (WHERE o.success), count(*) FILTER (WHERE NOT o.success),
   coalesce(sum(r.cost_nano) FILTER (WHERE o.success), 0), coalesce(sum(r.cost_nano) FILTER (WHERE NOT o.success), 0)
-FROM {{KEYS}} k ` + runsOfKey + `
+FROM /* TEMPLATE: keys */ k ` + runsOfKey + `
 LEFT JOIN outcomes o ON o.project_id = r.project_id AND o.trace_id = r.trace_id
 GROUP BY k.p, k.a, k.d, k.w`,
 	perAgent("run_step_day", "run_steps", "step_name"),
@@ -78,7 +82,7 @@ GROUP BY k.p, k.a, k.d, k.w`,
 SELECT x.project_id, '', x.bucket, x.workflow, sum(x.runs), sum(x.cost_nano), max(x.max_cost_nano), sum(x.calls),
   sum(x.steps), max(x.max_depth), sum(x.success_calls), sum(x.succeeded), sum(x.failed), sum(x.success_cost),
   sum(x.failure_cost)
-FROM (SELECT DISTINCT p, d, w FROM {{KEYS}} k1) k
+FROM (SELECT DISTINCT p, d, w FROM /* TEMPLATE: keys */ k1) k
 JOIN run_day x ON x.project_id = k.p AND x.bucket = k.d AND x.workflow = k.w AND x.agent_name <> ''
 GROUP BY x.project_id, x.bucket, x.workflow`,
 	allAgents("run_step_day"),
@@ -91,7 +95,7 @@ func perAgent(table, source, name string) string {
 	return `INSERT INTO ` + table + ` (project_id, agent_name, bucket, workflow, name, calls, runs, cost_nano, tokens,
   latency_sum, latency_count, success_calls)
 SELECT k.p, k.a, k.d, k.w, s.` + name + `, ` + groupSums + `
-FROM {{KEYS}} k ` + runsOfKey + `
+FROM /* TEMPLATE: keys */ k ` + runsOfKey + `
 JOIN ` + source + ` s ON s.project_id = r.project_id AND s.trace_id = r.trace_id
 GROUP BY k.p, k.a, k.d, k.w, s.` + name
 }
@@ -103,7 +107,7 @@ func allAgents(table string) string {
   latency_sum, latency_count, success_calls)
 SELECT x.project_id, '', x.bucket, x.workflow, x.name, sum(x.calls), sum(x.runs), sum(x.cost_nano), sum(x.tokens),
   sum(x.latency_sum), sum(x.latency_count), sum(x.success_calls)
-FROM (SELECT DISTINCT p, d, w FROM {{KEYS}} k1) k
+FROM (SELECT DISTINCT p, d, w FROM /* TEMPLATE: keys */ k1) k
 JOIN ` + table + ` x ON x.project_id = k.p AND x.bucket = k.d AND x.workflow = k.w AND x.agent_name <> ''
 GROUP BY x.project_id, x.bucket, x.workflow, x.name`
 }
@@ -120,19 +124,41 @@ const toolDayLockSQL = `SELECT count(pg_advisory_xact_lock(4244, h)) FROM (
 
 // toolAllKeysSQL are the (project, day, agent) rows to recompute: each
 // key's agent and ”.
-const toolAllKeysSQL = `(SELECT DISTINCT u.p, u.d, x.a FROM unnest($1::uuid[], $2::timestamptz[], $3::text[]) AS u(p, d, a)
+const toolAllKeysSQL = `(SELECT DISTINCT u.p, u.d, x.a FROM unnest(@key_project::uuid[], @key_day::timestamptz[], @key_agent::text[]) AS u(p, d, a)
   CROSS JOIN LATERAL (VALUES (u.a), ('')) AS x(a))`
 
 const toolAllDelete = `DELETE FROM run_tool_all_day x USING ` + toolAllKeysSQL + ` k
 WHERE x.project_id = k.p AND x.bucket = k.d AND x.agent_name = k.a`
 
-// toolAllInsert sums run_tool_day over workflows for the keys k of {{KEYS}}.
+// rebuildToolAllKeysSQL are every (project, day, agent) of project
+// @project_id's tool rows, for RebuildRuns.
+const rebuildToolAllKeysSQL = `(SELECT DISTINCT project_id AS p, bucket AS d, agent_name AS a FROM run_tool_day WHERE project_id = @project_id)`
+
+// toolAllInsert sums run_tool_day over workflows for the keys k of its
+// keys marker.
 const toolAllInsert = `INSERT INTO run_tool_all_day (project_id, agent_name, bucket, name, calls, runs, cost_nano, tokens,
   latency_sum, latency_count, success_calls)
 SELECT x.project_id, x.agent_name, x.bucket, x.name, sum(x.calls), sum(x.runs), sum(x.cost_nano), sum(x.tokens),
   sum(x.latency_sum), sum(x.latency_count), sum(x.success_calls)
-FROM {{KEYS}} k JOIN run_tool_day x ON x.project_id = k.p AND x.agent_name = k.a AND x.bucket = k.d
+FROM /* TEMPLATE: keys */ k JOIN run_tool_day x ON x.project_id = k.p AND x.agent_name = k.a AND x.bucket = k.d
 GROUP BY x.project_id, x.agent_name, x.bucket, x.name`
+
+// withKeys is each of stmts with keys at its keys marker.
+func withKeys(keys string, stmts ...string) []string {
+	out := make([]string, len(stmts))
+	for i, s := range stmts {
+		out[i] = fillSQL(s, map[string]string{"keys": keys})
+	}
+	return out
+}
+
+// The texts of a refresh and of a rebuild, filled once.
+var (
+	dayRefreshSQLs    = withKeys(dayKeysSQL, append(append([]string{}, dayDeletes...), dayInserts...)...)
+	toolAllRefreshSQL = withKeys(toolAllKeysSQL, toolAllInsert)[0]
+	dayRebuildSQLs    = withKeys(rebuildKeysSQL, dayInserts...)
+	toolAllRebuildSQL = withKeys(rebuildToolAllKeysSQL, toolAllInsert)[0]
+)
 
 // queueDayRefresh queues the lock and the recomputation of keys' rows.
 func queueDayRefresh(b *pgx.Batch, keys map[dayKey]bool) {
@@ -142,11 +168,13 @@ func queueDayRefresh(b *pgx.Batch, keys map[dayKey]bool) {
 	p, d, w, a := dayKeyArrays(keys)
 	b.Queue(dayLockSQL, p, d, w)
 	b.Queue(toolDayLockSQL, p, d)
-	for _, s := range append(append([]string{}, dayDeletes...), dayInserts...) {
-		b.Queue(strings.ReplaceAll(s, "{{KEYS}}", dayKeysSQL), p, d, w, a)
+	keyArgs := pgx.StrictNamedArgs{"key_project": p, "key_day": d, "key_workflow": w, "key_agent": a}
+	for _, s := range dayRefreshSQLs {
+		b.Queue(s, keyArgs)
 	}
-	b.Queue(toolAllDelete, p, d, a)
-	b.Queue(strings.ReplaceAll(toolAllInsert, "{{KEYS}}", toolAllKeysSQL), p, d, a)
+	toolAllKeyArgs := pgx.StrictNamedArgs{"key_project": p, "key_day": d, "key_agent": a}
+	b.Queue(toolAllDelete, toolAllKeyArgs)
+	b.Queue(toolAllRefreshSQL, toolAllKeyArgs)
 }
 
 // queueDayRebuild queues the recomputation of every rollup row of a project.
@@ -154,9 +182,9 @@ func queueDayRebuild(b *pgx.Batch, projectID string) {
 	for _, t := range []string{"run_day", "run_step_day", "run_tool_day", "run_tool_all_day"} {
 		b.Queue(`DELETE FROM `+t+` WHERE project_id = $1`, projectID)
 	}
-	for _, s := range dayInserts {
-		b.Queue(strings.ReplaceAll(s, "{{KEYS}}", rebuildKeysSQL), projectID)
+	args := pgx.StrictNamedArgs{"project_id": projectID}
+	for _, s := range dayRebuildSQLs {
+		b.Queue(s, args)
 	}
-	b.Queue(strings.ReplaceAll(toolAllInsert, "{{KEYS}}",
-		`(SELECT DISTINCT project_id AS p, bucket AS d, agent_name AS a FROM run_tool_day WHERE project_id = $1)`), projectID)
+	b.Queue(toolAllRebuildSQL, args)
 }

@@ -3,11 +3,10 @@ package postgres
 import (
 	"context"
 	"errors"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/llmcost/llmcost/internal/apierr"
 	"github.com/llmcost/llmcost/internal/runs"
@@ -27,25 +26,39 @@ type RunQuery struct {
 	Limit int
 }
 
-// sql puts the WHERE of the query's runs (aliased r) into body at
-// {{RUNS}}; $4 is the limit (NULL: all). The statement texts differ per
-// filter so each gets its own plan.
-func (q RunQuery) sql(body string) (string, []any) {
+// args are the parameters every run report names: the project, the
+// window and the limit (NULL: all).
+func (q RunQuery) args() pgx.StrictNamedArgs {
 	var limit any
 	if q.Limit > 0 {
 		limit = int64(q.Limit)
 	}
-	args := []any{q.ProjectID, q.Start, q.End, limit}
-	where := "r.project_id = $1 AND r.first_ts >= $2 AND r.first_ts < $3"
+	return pgx.StrictNamedArgs{"project_id": q.ProjectID, "start": q.Start, "end": q.End, "limit": limit}
+}
+
+// runColumns name a row's run columns for runsWhere: a runs row (r) or a
+// run_repeats row (x), which carries its run's.
+type runColumns struct{ project, firstTS, agent, workflow string }
+
+var (
+	runsCols    = runColumns{"r.project_id", "r.first_ts", "r.agent_name", "r.workflow"}
+	repeatsCols = runColumns{"x.project_id", "x.run_first_ts", "x.run_agent", "x.run_workflow"}
+)
+
+// runsWhere is the condition on the query's runs for a file's runs marker,
+// adding the filters' parameters to args. The statement texts differ per
+// filter so each gets its own plan.
+func (q RunQuery) runsWhere(c runColumns, args pgx.StrictNamedArgs) map[string]string {
+	where := c.project + " = @project_id AND " + c.firstTS + " >= @start AND " + c.firstTS + " < @end"
 	if q.AgentName != "" {
-		args = append(args, q.AgentName)
-		where += " AND r.agent_name = $5"
+		args["agent"] = q.AgentName
+		where += " AND " + c.agent + " = @agent"
 	}
 	if q.HasWorkflow {
-		args = append(args, q.Workflow)
-		where += " AND r.workflow = $" + strconv.Itoa(len(args))
+		args["workflow"] = q.Workflow
+		where += " AND " + c.workflow + " = @workflow"
 	}
-	return strings.ReplaceAll(body, "{{RUNS}}", where), args
+	return map[string]string{"runs": where}
 }
 
 // daySplit returns the whole UTC days [d1, d2) of the window, read from the
@@ -62,29 +75,30 @@ func (q RunQuery) daySplit() (d1, d2 time.Time) {
 	return d1, d2
 }
 
-// rollupSQL puts into body the WHERE of the rollup rows (alias x, at
-// {{DAYS}}) and of the edge runs (alias r, at {{EDGES}}): $1 project, $2
-// start, $3 end, $4 limit, $5 and $6 the whole days, $7 the agent (”
-// reads the all-agents rows), $8 the workflow (” for none).
-func (q RunQuery) rollupSQL(body string) (string, []any) {
-	var limit any
-	if q.Limit > 0 {
-		limit = int64(q.Limit)
+// rollupParts are the conditions of a file's days marker (the daily
+// rollup rows, alias x) and edges marker (the runs of the partial days,
+// alias r), adding their parameters to args: the whole days, and the agent
+// (” reads the rows over all agents; perAgent, every agent's rows), and
+// the workflow when the query has one.
+func (q RunQuery) rollupParts(args pgx.StrictNamedArgs, perAgent bool) map[string]string {
+	args["days_start"], args["days_end"] = q.daySplit()
+	args["agent"] = q.AgentName
+	agent := "x.agent_name = @agent"
+	if perAgent && q.AgentName == "" {
+		agent = "x.agent_name <> '' AND @agent::text = ''"
 	}
-	d1, d2 := q.daySplit()
-	args := []any{q.ProjectID, q.Start, q.End, limit, d1, d2, q.AgentName, q.Workflow}
-	days := "x.project_id = $1 AND x.agent_name = $7 AND x.bucket >= $5 AND x.bucket < $6"
-	edges := "r.project_id = $1 AND ((r.first_ts >= $2 AND r.first_ts < $5) OR (r.first_ts >= $6 AND r.first_ts < $3))"
+	days := "x.project_id = @project_id AND " + agent + " AND x.bucket >= @days_start AND x.bucket < @days_end"
+	edges := "r.project_id = @project_id AND ((r.first_ts >= @start AND r.first_ts < @days_start) OR " +
+		"(r.first_ts >= @days_end AND r.first_ts < @end))"
 	if q.AgentName != "" {
-		edges += " AND r.agent_name = $7"
+		edges += " AND r.agent_name = @agent"
 	}
 	if q.HasWorkflow {
-		days += " AND x.workflow = $8"
-		edges += " AND coalesce(r.workflow, '') = $8"
-	} else {
-		args = args[:7] // an unreferenced parameter has no type
+		args["workflow"] = q.Workflow
+		days += " AND x.workflow = @workflow"
+		edges += " AND coalesce(r.workflow, '') = @workflow"
 	}
-	return strings.NewReplacer("{{DAYS}}", days, "{{EDGES}}", edges).Replace(body), args
+	return map[string]string{"days": days, "edges": edges}
 }
 
 // WorkflowSums are one workflow's run figures (Workflow nil: runs with none).
@@ -102,27 +116,13 @@ func (db *DB) WorkflowRows(ctx context.Context, q RunQuery) ([]WorkflowSums, err
 	if err := db.FreshRunsIn(ctx, q.ProjectID, q.Start, q.End); err != nil {
 		return nil, err
 	}
-	sql, args := q.rollupSQL(`WITH src AS (
-  SELECT x.workflow, x.runs, x.cost_nano, x.max_cost_nano, x.calls, x.steps, x.max_depth, x.success_calls,
-    x.succeeded, x.failed, x.success_cost, x.failure_cost
-  FROM run_day x WHERE {{DAYS}}
-  UNION ALL
-  SELECT coalesce(r.workflow, ''), 1, r.cost_nano, r.cost_nano, r.calls, r.steps, r.max_depth, r.success_calls,
-    (o.success IS TRUE)::int, (o.success IS FALSE)::int, CASE WHEN o.success THEN r.cost_nano ELSE 0 END,
-    CASE WHEN NOT o.success THEN r.cost_nano ELSE 0 END
-  FROM runs r LEFT JOIN LATERAL (SELECT o.success FROM outcomes o
-    WHERE o.project_id = r.project_id AND o.trace_id = r.trace_id OFFSET 0) o ON true
-  WHERE {{EDGES}}
-)
-SELECT NULLIF(workflow, ''), sum(runs)::bigint, sum(cost_nano)::bigint, max(max_cost_nano), sum(calls)::bigint,
-  sum(steps)::bigint, max(max_depth), sum(success_calls)::bigint, sum(succeeded)::bigint, sum(failed)::bigint,
-  sum(success_cost)::bigint, sum(failure_cost)::bigint
-FROM src GROUP BY workflow ORDER BY 3 DESC, workflow COLLATE "C" LIMIT $4`)
-	return collect(ctx, db, sql, args, func(r pgx.CollectableRow) (WorkflowSums, error) {
+	args := q.args()
+	sql := fillSQL(mustQuery("workflow_rows.sql"), q.rollupParts(args, false))
+	return collect(ctx, db, sql, func(r pgx.CollectableRow) (WorkflowSums, error) {
 		var w WorkflowSums
 		return w, r.Scan(&w.Workflow, &w.Runs, &w.CostNano, &w.MaxCostNano, &w.Calls, &w.Steps, &w.MaxDepth,
 			&w.SuccessCalls, &w.Succeeded, &w.Failed, &w.SuccessCostNano, &w.FailureCostNano)
-	})
+	}, args)
 }
 
 // GroupSums are one step's (Workflow, Name) or one tool's (Name) figures.
@@ -160,28 +160,17 @@ func (db *DB) groupRows(ctx context.Context, q RunQuery, rollup, table, name str
 	if err := db.FreshRunsIn(ctx, q.ProjectID, q.Start, q.End); err != nil {
 		return nil, err
 	}
-	wf, group, order := "NULL::text", "name", `name COLLATE "C"`
-	if byWorkflow {
-		wf, group, order = "NULLIF(workflow, '')", "workflow, name", `workflow COLLATE "C", name COLLATE "C"`
+	args := q.args()
+	parts := q.rollupParts(args, false)
+	parts["rollup"], parts["per_run"], parts["name"] = rollup, table, name
+	if !byWorkflow {
+		parts["workflow"], parts["grouping"], parts["order"] = "NULL::text", "name", `name COLLATE "C"`
 	}
-	rollupWF := "x.workflow"
 	if rollup == "run_tool_all_day" {
-		rollupWF = "''::text" // rows over every workflow
+		parts["rollup_workflow"] = "''::text" // rows over every workflow
 	}
-	sql, args := q.rollupSQL(`WITH src AS (
-  SELECT ` + rollupWF + `, x.name, x.calls, x.runs, x.cost_nano, x.tokens, x.latency_sum, x.latency_count, x.success_calls
-  FROM ` + rollup + ` x WHERE {{DAYS}}
-  UNION ALL
-  SELECT coalesce(r.workflow, ''), s.` + name + `, s.calls, 1, s.cost_nano, s.tokens, s.latency_sum, s.latency_count,
-    s.success_calls
-  FROM runs r CROSS JOIN LATERAL (SELECT * FROM ` + table + ` s
-    WHERE s.project_id = r.project_id AND s.trace_id = r.trace_id OFFSET 0) s
-  WHERE {{EDGES}}
-)
-SELECT ` + wf + `, name, sum(cost_nano)::bigint, sum(calls)::bigint, sum(runs)::bigint, sum(tokens)::bigint,
-  sum(latency_sum)::bigint, sum(latency_count)::bigint, sum(success_calls)::bigint
-FROM src GROUP BY ` + group + ` ORDER BY 3 DESC, ` + order + ` LIMIT $4`)
-	return collect(ctx, db, sql, args, scanGroup)
+	sql := fillSQL(mustQuery("run_group_rows.sql"), parts)
+	return collect(ctx, db, sql, scanGroup, args)
 }
 
 func scanGroup(r pgx.CollectableRow) (GroupSums, error) {
@@ -206,18 +195,15 @@ func (db *DB) RepeatRows(ctx context.Context, q RunQuery) ([]RepeatRow, error) {
 	if err := db.FreshRunsIn(ctx, q.ProjectID, q.Start, q.End); err != nil {
 		return nil, err
 	}
-	sql, args := q.sql(`SELECT x.trace_id, x.workflow, x.step_name, x.tool_name, x.model, x.occurrences,
-  x.spend_nano, x.wasted_nano, x.first_seen
-FROM run_repeats x WHERE {{RUNS}} ORDER BY x.wasted_nano DESC, x.trace_id, x.seq LIMIT $4`)
-	sql = strings.NewReplacer("r.project_id", "x.project_id", "r.first_ts", "x.run_first_ts",
-		"r.agent_name", "x.run_agent", "r.workflow", "x.run_workflow").Replace(sql)
-	return collect(ctx, db, sql, args, func(r pgx.CollectableRow) (RepeatRow, error) {
+	args := q.args()
+	sql := fillSQL(mustQuery("repeat_rows.sql"), q.runsWhere(repeatsCols, args))
+	return collect(ctx, db, sql, func(r pgx.CollectableRow) (RepeatRow, error) {
 		var x RepeatRow
 		err := r.Scan(&x.TraceID, &x.Workflow, &x.StepName, &x.ToolName, &x.Model, &x.Occurrences, &x.SpendNano,
 			&x.WastedNano, &x.FirstSeen)
 		x.FirstSeen = x.FirstSeen.UTC()
 		return x, err
-	})
+	}, args)
 }
 
 // TopWorkflow is the window's highest-spend workflow (cost, then name);
@@ -242,8 +228,9 @@ func (db *DB) RunCosts(ctx context.Context, q RunQuery) ([]int64, error) {
 	if err := db.FreshRunsIn(ctx, q.ProjectID, q.Start, q.End); err != nil {
 		return nil, err
 	}
-	sql, args := q.sql(`SELECT r.cost_nano FROM runs r WHERE {{RUNS}} ORDER BY r.first_ts DESC LIMIT $4`)
-	return collect(ctx, db, sql, args, pgx.RowTo[int64])
+	args := q.args()
+	sql := fillSQL(mustQuery("run_costs.sql"), q.runsWhere(runsCols, args))
+	return collect(ctx, db, sql, pgx.RowTo[int64], args)
 }
 
 // RunRow is one run's totals.
@@ -254,56 +241,36 @@ type RunRow struct {
 	FirstTS, LastEnd                       time.Time
 }
 
-// traceWindowCap is how many of a window's runs TraceRows sorts itself
-// before it walks the cost index instead.
-const traceWindowCap = 2000
-
-// traceRowsSQL answers the most expensive runs of the window by one of two
-// plans, chosen on the window's size rather than by the planner's
-// estimate. Walking the cost index and skipping the runs outside the
-// window reads about limit ÷ (the window's share of the project's runs)
-// entries: a handful for a busy window, every run of the project for an
-// empty one (a window being back-filled, or a quiet agent's week), which
-// took seconds at a million runs. Reading the window by its first calls
-// reads the window's runs: few for a sparse window, all of them for a
-// busy one. So the window is read first, up to traceWindowCap + 1 runs;
-// a window that holds at most traceWindowCap is sorted whole, and only a
-// larger one, where the cost index finds the limit within a few thousand
-// entries, walks it. The walk's branch runs only when its one-time
-// filter holds.
-var traceRowsSQL = `WITH w AS MATERIALIZED (
-  SELECT r.trace_id, r.workflow, r.calls, r.cost_nano, r.max_depth, r.failed_calls, r.first_ts, r.last_end
-  FROM runs r WHERE {{RUNS}} ORDER BY r.first_ts LIMIT ` + strconv.Itoa(traceWindowCap+1) + `
-), n AS MATERIALIZED (SELECT count(*) AS runs FROM w)
-SELECT * FROM (
-  SELECT w.* FROM w WHERE (SELECT runs FROM n) <= ` + strconv.Itoa(traceWindowCap) + `
-  UNION ALL
-  (SELECT r.trace_id, r.workflow, r.calls, r.cost_nano, r.max_depth, r.failed_calls, r.first_ts, r.last_end
-  FROM runs r WHERE {{RUNS}} AND (SELECT runs FROM n) > ` + strconv.Itoa(traceWindowCap) + `
-  ORDER BY r.cost_nano DESC, r.trace_id COLLATE "C" LIMIT $4)
-) t ORDER BY t.cost_nano DESC, t.trace_id COLLATE "C" LIMIT $4`
-
-// TraceRows reads the most expensive runs of the window.
+// TraceRows reads the most expensive runs of the window (trace_rows.sql:
+// the window's runs sorted whole when it holds at most 2,000, the cost
+// index walked otherwise).
 func (db *DB) TraceRows(ctx context.Context, q RunQuery) ([]RunRow, error) {
 	if err := db.FreshRunsIn(ctx, q.ProjectID, q.Start, q.End); err != nil {
 		return nil, err
 	}
-	sql, args := q.sql(traceRowsSQL)
-	return collect(ctx, db, sql, args, func(r pgx.CollectableRow) (RunRow, error) {
+	args := q.args()
+	sql := fillSQL(mustQuery("trace_rows.sql"), q.runsWhere(runsCols, args))
+	return collect(ctx, db, sql, func(r pgx.CollectableRow) (RunRow, error) {
 		var x RunRow
 		err := r.Scan(&x.TraceID, &x.Workflow, &x.Calls, &x.CostNano, &x.MaxDepth, &x.FailedCalls, &x.FirstTS,
 			&x.LastEnd)
 		x.FirstTS, x.LastEnd = x.FirstTS.UTC(), x.LastEnd.UTC()
 		return x, err
-	})
+	}, args)
 }
 
-func collect[T any](ctx context.Context, db *DB, sql string, args []any, scan pgx.RowToFunc[T]) ([]T, error) {
-	rows, err := db.Pool.Query(ctx, sql, args...)
-	if err != nil {
-		return nil, translate(err, "runs")
-	}
-	out, err := pgx.CollectRows(rows, scan)
+// collect runs sql with args (named ones as one pgx.StrictNamedArgs) and
+// scans every row.
+func collect[T any](ctx context.Context, db *DB, sql string, scan pgx.RowToFunc[T], args ...any) ([]T, error) {
+	var out []T
+	err := db.onReader(ctx, func(pool *pgxpool.Pool) error {
+		rows, err := pool.Query(ctx, sql, args...)
+		if err != nil {
+			return err
+		}
+		out, err = pgx.CollectRows(rows, scan)
+		return err
+	})
 	if err != nil {
 		return nil, translate(err, "runs")
 	}
@@ -328,8 +295,9 @@ type Trace struct {
 // with neither in the project is 404.
 func (db *DB) ReadTrace(ctx context.Context, projectID, traceID string) (Trace, error) {
 	var tr Trace
-	err := pgx.BeginTxFunc(ctx, db.Pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly},
-		func(tx pgx.Tx) error {
+	err := db.onReader(ctx, func(pool *pgxpool.Pool) error {
+		tr = Trace{}
+		return pgx.BeginTxFunc(ctx, pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
 			built, err := readRuns(ctx, tx, []string{projectID}, []string{traceID})
 			if err != nil {
 				return err
@@ -349,6 +317,7 @@ WHERE project_id = $1 AND trace_id = $2`, projectID, traceID).Scan(&o.Success, &
 			}
 			return nil
 		})
+	})
 	if err != nil {
 		return Trace{}, translate(err, "trace")
 	}

@@ -82,7 +82,7 @@ func (db *DB) BackfillRuns(ctx context.Context) (int, error) {
 		Scan(&due); err != nil || !due {
 		return 0, translate(err, "runs")
 	}
-	rows, err := db.Pool.Query(ctx, `SELECT id::text FROM projects ORDER BY id`)
+	rows, err := db.Pool.Query(ctx, `SELECT id::text FROM projects WHERE deleted_at IS NULL ORDER BY id`)
 	if err != nil {
 		return 0, translate(err, "runs")
 	}

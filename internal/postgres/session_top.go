@@ -2,8 +2,8 @@ package postgres
 
 import (
 	"context"
-	"fmt"
-	"strings"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/llmcost/llmcost/internal/analytics"
 )
@@ -14,36 +14,13 @@ import (
 // every other call of the window as any report does (hourly rows, the
 // daily rows of the sessions crossing a day boundary, raw edges, tail).
 
-// sessionPre are the CTEs before window.sql's src: span, the longest
-// session of the project (0 when none), and crossing, the sessions with
-// merged calls on both sides of $8 or of $9 (they started at most span
-// before it, so rollup_session_first_idx finds them).
-const sessionPre = `span AS (
-  SELECT coalesce((SELECT max_span FROM rollup_session_span WHERE project_id = $1), interval '0') AS l
-), crossing AS (
-  SELECT s.session_id FROM span, rollup_session s
-  WHERE s.project_id = $1 AND s.first_hour >= $8::timestamptz - span.l AND s.first_hour < $8 AND s.last_hour >= $8
-  UNION
-  SELECT s.session_id FROM span, rollup_session s
-  WHERE s.project_id = $1 AND s.first_hour >= greatest($8::timestamptz, $9::timestamptz - span.l) AND s.first_hour < $9
-    AND s.last_hour >= $9
-), `
-
-// sessionTopSQL is window.sql for the session dimension over all agents,
-// reading only the crossing sessions' daily rows, then session_top.sql.
-var sessionTopSQL = func() string {
-	named := make([]string, len(rollupSums))
-	added := make([]string, len(rollupSums))
-	for i, c := range rollupSums {
-		named[i] = fmt.Sprintf("sum(%s)::bigint AS %s", c, c)
-		added[i] = fmt.Sprintf("coalesce(x.%s, 0) + coalesce(s.%s, 0)", c, c)
-	}
-	r := strings.NewReplacer("{{PRE}}", sessionPre, "{{DAY_KEYS}}", "key IN (SELECT session_id FROM crossing)",
-		"{{ROLLUP_DIM}}", "dim = $2", "{{ROLLUP_KEY}}", "key", "{{ROLLUP_AGENT}}", "agent_name = $3", "{{RAW_DIM}}", "$2::text",
-		"{{RAW_KEY}}", rawKeys["session"], "{{RAW_FROM}}", "events e", "{{RAW_AGENT}}", "$3::text = ''",
-		"{{NAMED_SUMS}}", strings.Join(named, ", "), "{{ADDED}}", strings.Join(added, ", "))
-	return r.Replace(mustQuery("window.sql") + mustQuery("session_top.sql"))
-}()
+// sessionTopSQL is session_top.sql with window.sql for the session
+// dimension over all agents, reading only the crossing sessions' daily
+// rows.
+var sessionTopSQL = fillSQL(mustQuery("session_top.sql"), map[string]string{
+	"window": fillSQL(queryBody("window.sql"), map[string]string{
+		"raw_key": rawKeys["session"], "day_keys": "key IN (SELECT session_id FROM crossing)"}),
+})
 
 // useSessionTop tells whether q is read by the session read: by session,
 // over all agents, by key with a limit, and with whole days (the days are
@@ -54,9 +31,10 @@ func useSessionTop(q WindowQuery, s analytics.Segments) bool {
 }
 
 // readSessionTop runs the session read with window.sql's args and limit.
-func readSessionTop(ctx context.Context, tx rowsQuerier, args []any, limit int) (WindowResult, error) {
+func readSessionTop(ctx context.Context, tx rowsQuerier, args pgx.StrictNamedArgs, limit int) (WindowResult, error) {
 	var res WindowResult
-	rows, err := tx.Query(ctx, sessionTopSQL, append(args, int64(limit))...)
+	args["limit"] = int64(limit)
+	rows, err := tx.Query(ctx, sessionTopSQL, args)
 	if err != nil {
 		return res, err
 	}

@@ -64,11 +64,12 @@ type SpendingProject struct {
 
 // SpendingProjects lists the projects with metered spend in month (its
 // first day), with their budgets: the projects the periodic forecast and
-// anomaly evaluation looks at. One row of spend_month per project.
+// anomaly evaluation looks at. One row of spend_month per project; a
+// project marked deleted (its rows await the purge) is not alerted.
 func (db *DB) SpendingProjects(ctx context.Context, month time.Time) ([]SpendingProject, error) {
 	rows, err := db.Pool.Query(ctx, `SELECT s.project_id::text, s.metered_nano, b.enabled, b.mode, b.budget_nano, b.thresholds
-FROM spend_month s LEFT JOIN budgets b USING (project_id)
-WHERE s.month = $1 AND s.metered_nano > 0
+FROM spend_month s JOIN projects p ON p.id = s.project_id LEFT JOIN budgets b USING (project_id)
+WHERE s.month = $1 AND s.metered_nano > 0 AND p.deleted_at IS NULL
 ORDER BY s.project_id`, month)
 	if err != nil {
 		return nil, translate(err, "spending projects")

@@ -39,7 +39,7 @@ func (db *DB) OpenWork(ctx context.Context, url string, maxConns int32, nice int
 }
 
 // OpenMerge opens the pool the mergers use (MergeStep, MergeRuns, the
-// alert drain), like OpenWork: its server processes get nice, between the
+// alert drain, a deleted project's purge), like OpenWork: its server processes get nice, between the
 // reads' priority and ingest's. A read then never waits for a core behind
 // a merge step; the mergers still take the cores from ingest, and when
 // reads keep them behind, the backlog bound slows ingest down instead.

@@ -14,6 +14,18 @@ import (
 )
 
 // niceOf is the nice value of local process pid (/proc/pid/stat, field 19).
+// niceAbove is a nice value by above this process's own, which the test's
+// PostgreSQL server inherits (a test run under nice starts its server
+// niced too), so a reniced backend differs from the others.
+func niceAbove(t *testing.T, by int) int {
+	t.Helper()
+	own := niceOf(t, os.Getpid())
+	if own+by > 19 {
+		t.Fatalf("this test runs at nice %d: a backend cannot be reniced %d above it", own, by)
+	}
+	return own + by
+}
+
 func niceOf(t *testing.T, pid int) int {
 	t.Helper()
 	raw, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
@@ -51,8 +63,9 @@ func openOneRead(t *testing.T) (*postgres.DB, string) {
 func TestWorkPoolRunsAtLowerPriority(t *testing.T) {
 	ctx := context.Background()
 	db, url := openOneRead(t)
+	want := niceAbove(t, 7)
 	var reniced []error
-	if err := db.OpenWork(ctx, url, 2, 7, func(err error) { reniced = append(reniced, err) }); err != nil {
+	if err := db.OpenWork(ctx, url, 2, want, func(err error) { reniced = append(reniced, err) }); err != nil {
 		t.Fatal(err)
 	}
 	p := newProject(t, db)
@@ -76,11 +89,11 @@ func TestWorkPoolRunsAtLowerPriority(t *testing.T) {
 	}
 	base := niceOf(t, readPID)
 	for _, pid := range workPIDs {
-		if niceOf(t, pid) != 7 {
-			t.Fatalf("work backend %d runs at nice %d, want 7 (the reads' at %d)", pid, niceOf(t, pid), base)
+		if niceOf(t, pid) != want {
+			t.Fatalf("work backend %d runs at nice %d, want %d (the reads' at %d)", pid, niceOf(t, pid), want, base)
 		}
 	}
-	if base == 7 {
+	if base == want {
 		t.Fatal("the reads' backend was reniced too")
 	}
 }
@@ -90,8 +103,9 @@ func TestWorkPoolRunsAtLowerPriority(t *testing.T) {
 func TestMergePoolRunsTheMergersAtItsPriority(t *testing.T) {
 	ctx := context.Background()
 	db, url := openOneRead(t)
+	want := niceAbove(t, 5)
 	var reniced []error
-	if err := db.OpenMerge(ctx, url, 1, 5, func(err error) { reniced = append(reniced, err) }); err != nil {
+	if err := db.OpenMerge(ctx, url, 1, want, func(err error) { reniced = append(reniced, err) }); err != nil {
 		t.Fatal(err)
 	}
 	p := newProject(t, db)
@@ -113,10 +127,10 @@ func TestMergePoolRunsTheMergersAtItsPriority(t *testing.T) {
 	if len(mergePIDs) != 1 {
 		t.Fatalf("backends besides the read's: %v, want the merge pool's one", mergePIDs)
 	}
-	if n := niceOf(t, mergePIDs[0]); n != 5 {
-		t.Fatalf("merge backend runs at nice %d, want 5", n)
+	if n := niceOf(t, mergePIDs[0]); n != want {
+		t.Fatalf("merge backend runs at nice %d, want %d", n, want)
 	}
-	if niceOf(t, readPID) == 5 {
+	if niceOf(t, readPID) == want {
 		t.Fatal("the reads' backend was reniced too")
 	}
 	// The merge went through: nothing is left to merge.
