@@ -43,7 +43,10 @@ func (s *Server) analyticsAgentDetail(r *http.Request) (wire.AgentDetail, error)
 		dist := distribution(*d.Distribution)
 		out.Distribution = &dist
 	}
-	return out, nil
+	summary := []wire.AgentSummaryRow{out.Summary}
+	err = s.addAgentAnomalies(r.Context(), callerOf(r).ProjectID, analytics.Window(rng, s.Now()), summary)
+	out.Summary = summary[0]
+	return out, err
 }
 
 // agentStepRows turns the per-run step figures into step rows.

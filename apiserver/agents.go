@@ -38,7 +38,7 @@ func (s *Server) analyticsAgentSummary(r *http.Request) ([]wire.AgentSummaryRow,
 	for i, row := range v.Rows {
 		rows[i] = summaryRow(row)
 	}
-	return rows, nil
+	return rows, s.addAgentAnomalies(r.Context(), callerOf(r).ProjectID, v.Window, rows)
 }
 
 // summaryRow is the record of one agent's summary row.

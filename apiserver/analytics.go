@@ -38,7 +38,9 @@ func (s *Server) analyticsOverview(r *http.Request) (wire.Overview, error) {
 	if err != nil {
 		return wire.Overview{}, err
 	}
-	return overviewOf(analytics.Total(res[0].Keys), rp.Window), nil
+	o := overviewOf(analytics.Total(res[0].Keys), rp.Window)
+	o.Anomalies, err = s.overviewAnomalies(r.Context(), rp.Project, rp.Agent, rp.Window)
+	return o, err
 }
 
 // analyticsAgents is GET /v1/analytics/agents.
@@ -93,7 +95,11 @@ func (s *Server) analyticsFull(r *http.Request) (wire.FullAnalytics, error) {
 	if err != nil {
 		return wire.FullAnalytics{}, err
 	}
-	return wire.FullAnalytics{Overview: overviewOf(f.Total, rp.Window), Agents: agentRows(f.Agents),
+	o := overviewOf(f.Total, rp.Window)
+	if o.Anomalies, err = s.overviewAnomalies(r.Context(), rp.Project, rp.Agent, rp.Window); err != nil {
+		return wire.FullAnalytics{}, err
+	}
+	return wire.FullAnalytics{Overview: o, Agents: agentRows(f.Agents),
 		Models: modelRows(f.Models.Keys, f.Models.AllCostNano), Timeseries: seriesPoints(f.Points)}, nil
 }
 

@@ -94,6 +94,7 @@ func (s *Server) budgetState(r *http.Request, project string) (wire.BudgetState,
 		// every batch this instance stored since.
 		st.AsOf = ts(read.AsOf)
 	}
+	s.addForecast(r.Context(), &st, project, now, read)
 	b := read.Budget
 	if b == nil {
 		return st, nil

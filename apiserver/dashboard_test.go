@@ -193,7 +193,8 @@ func TestDashboardForms(t *testing.T) {
 	b.must(b.post("/settings/members", url.Values{"project": {proj}, "email": {"friend@example.com"}, "role": {"viewer"}}), 200, "friend@example.com", "invited")
 	b.must(b.post("/settings/members", url.Values{"project": {proj}, "email": {"not an address"}, "role": {"viewer"}}), 422, "email: must be a valid e-mail address")
 	b.must(b.post("/settings/budget", url.Values{"project": {proj}, "budget": {"25"}, "thresholds": {"50, 90"}, "mode": {"warn"}}), 200,
-		"Budget saved.", `class="chart gauge"`, "90%")
+		"Budget saved.", `class="chart gauge"`, "90%", `class="projection"`)
+	b.must(b.get("/?project="+proj), 200, `id="budget-forecast"`, "Projected by the month", `class="projection"`)
 	b.must(b.post("/settings/budget", url.Values{"project": {proj}, "budget": {"-1"}}), 422, "budget: must be a positive number")
 	b.must(b.post("/settings/webhook", url.Values{"project": {proj}, "url": {"http://example.com/hook"}, "secret": {"0123456789abcdef"}}), 422, "url")
 

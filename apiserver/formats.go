@@ -33,6 +33,8 @@ var csvRows = map[reflect.Type]string{
 	reflect.TypeFor[wire.ReconSummary]():  "providers",
 	reflect.TypeFor[wire.Distribution]():  "histogram",
 	reflect.TypeFor[wire.TraceDetail]():   "spans",
+	reflect.TypeFor[wire.Forecast]():      "projection",
+	reflect.TypeFor[wire.AnomalyList]():   "anomalies",
 }
 
 // reportRead adapts a typed report read: its value is the 200 answer, as

@@ -86,6 +86,8 @@ func (s *Server) originRoutes() []route {
 		get("/v1/analytics/full", projectParam(access.ViewAnalytics), reportRead(s.analyticsFull)),
 		get("/v1/analytics/by/{dimension}", projectParam(access.ViewAnalytics), reportRead(s.analyticsBy)),
 		get("/v1/analytics/cache", projectParam(access.ViewAnalytics), reportRead(s.analyticsCache)),
+		get("/v1/analytics/forecast", projectParam(access.ViewAnalytics), reportRead(s.analyticsForecast)),
+		get("/v1/analytics/anomalies", projectParam(access.ViewAnalytics), reportRead(s.analyticsAnomalies)),
 		get("/v1/analytics/workflows", projectParam(access.ViewAnalytics), reportRead(s.analyticsWorkflows)),
 		get("/v1/analytics/workflows/steps", projectParam(access.ViewAnalytics), reportRead(s.analyticsSteps)),
 		get("/v1/analytics/workflows/tools", projectParam(access.ViewAnalytics), reportRead(s.analyticsTools)),

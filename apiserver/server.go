@@ -101,6 +101,8 @@ type Server struct {
 	acct      *accountState
 	ui        *dashboard.Dashboard
 	stop      stopping
+	// history keeps the daily spend the budget state's forecast reads.
+	history *historyCache
 }
 
 // New builds the server and registers its route table.
@@ -117,7 +119,8 @@ func New(d Deps) *Server {
 	if d.MailLimits == nil && d.DB != nil {
 		d.MailLimits = d.DB
 	}
-	s := &Server{Deps: d, slots: map[hostext.Slot]*slotHolder{}, offMirror: map[*mux.Route]bool{}}
+	s := &Server{Deps: d, slots: map[hostext.Slot]*slotHolder{}, offMirror: map[*mux.Route]bool{},
+		history: newHistoryCache(d.DB)}
 	s.acct = newAccountState(d.Now, d.MailLimits)
 	s.ui = dashboard.New(dashboard.Deps{API: inProcess{s}, Sessions: browserSessions{s}, Backlog: d.Backlog,
 		Now: d.Now, Logger: d.Logger})

@@ -87,5 +87,12 @@ func budgetGauge(b wire.BudgetState) string {
 	for i, t := range b.Thresholds {
 		th[i] = float64(t)
 	}
-	return svgchart.Gauge("Budget used: "+web.Percent(b.UtilizationPercent), *b.UtilizationPercent, th, svgchart.Size{W: 320, H: 46})
+	title := "Budget used: " + web.Percent(b.UtilizationPercent)
+	if b.ForecastMonthEnd != nil && b.Budget != nil && *b.Budget > 0 {
+		// Drawing only: the percent is a float of two exact amounts.
+		projected := b.ForecastMonthEnd.USD() / b.Budget.USD() * 100
+		return svgchart.GaugeProjected(title+", projected by the month's end: "+web.USD(*b.ForecastMonthEnd),
+			*b.UtilizationPercent, projected, th, svgchart.Size{W: 320, H: 46})
+	}
+	return svgchart.Gauge(title, *b.UtilizationPercent, th, svgchart.Size{W: 320, H: 46})
 }

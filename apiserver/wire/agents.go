@@ -23,6 +23,9 @@ type AgentSummaryRow struct {
 	LastSeen          *string      `json:"last_seen"`
 	Daily             []AgentDay   `json:"daily"`
 	Signal            AgentSignal  `json:"signal"`
+	// Anomalies are the agent's anomalous days of the window, oldest
+	// first (docs/api.md "Anomalies").
+	Anomalies []AnomalyRow `json:"anomalies"`
 }
 
 // AgentModel is one model an agent used; cached_share is null when the

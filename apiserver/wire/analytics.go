@@ -16,6 +16,10 @@ type Overview struct {
 	SuccessRate      *float64 `json:"success_rate"`
 	PeriodStart      string   `json:"period_start"`
 	PeriodEnd        string   `json:"period_end"`
+	// Anomalies are the window's anomalous days of the project's metered
+	// spend (of the agent's, when narrowed to one), oldest first: the
+	// overview's signal (GET /v1/analytics/anomalies lists every scope).
+	Anomalies []AnomalyRow `json:"anomalies"`
 }
 
 // AgentRow is one item of /v1/analytics/agents.

@@ -28,6 +28,15 @@ type BudgetState struct {
 	Exhausted          bool     `json:"exhausted"`
 	PeriodEndsAt       string   `json:"period_ends_at"`
 	AsOf               string   `json:"as_of"`
+	// The month's projected metered spend and its range (docs/api.md
+	// "Forecast"); null while the daily history cannot be read.
+	ForecastMonthEnd *Money `json:"forecast_month_end"`
+	ForecastLow      *Money `json:"forecast_low"`
+	ForecastHigh     *Money `json:"forecast_high"`
+	// ForecastExhaustedAt is the UTC date ("2006-01-02") the projected
+	// spend reaches the budget; null without an enabled budget or when it
+	// is not reached within the month.
+	ForecastExhaustedAt *string `json:"forecast_exhausted_at"`
 }
 
 // WebhookRequest is the body of PUT /v1/projects/{project_id}/webhook:

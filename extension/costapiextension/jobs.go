@@ -79,7 +79,7 @@ func (e *Extension) startJobs(ctx context.Context, mailer mail.Sender) error {
 		Sync: e.sync, SyncTimeout: p.SyncTimeout,
 		Sweeper: e.db, SweepInterval: j.SweepInterval, RateWindow: e.cfg.RateLimit.Window,
 		DB: e.db, Webhooks: hooks, WebhookAttempts: e.cfg.Webhooks.Attempts,
-		PollOnly: e.db.Pooled()}
+		PollOnly: e.db.Pooled(), SpendWatch: &jobs.SpendWatch{DB: e.db, Now: time.Now, Log: e.set.Logger}}
 	if cfg.Providers, err = e.providerSync(); err != nil {
 		return err
 	}

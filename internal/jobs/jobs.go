@@ -72,6 +72,10 @@ type Config struct {
 	// PgBouncer) instead of holding a connection that LISTENs: a job then
 	// starts within a second, and a new leader within seconds.
 	PollOnly bool
+	// SpendWatch, when set, evaluates the forecasts and anomalies of the
+	// projects spending this month every SpendWatchTick, on one instance
+	// at a time, and alerts each once.
+	SpendWatch *SpendWatch
 }
 
 // Runner enqueues and works jobs.
@@ -101,6 +105,7 @@ func New(cfg Config) (*Runner, error) {
 	river.AddWorker(workers, &sweepWorker{db: cfg.Sweeper, window: cfg.RateWindow, log: cfg.Logger, now: time.Now})
 	river.AddWorker(workers, &webhookWorker{db: cfg.DB, client: cfg.Webhooks, log: cfg.Logger})
 	river.AddWorker(workers, &providerSyncWorker{sync: cfg.Providers})
+	river.AddWorker(workers, &spendWatchWorker{watch: cfg.SpendWatch})
 	purge := &purgeWorker{log: cfg.Logger}
 	if cfg.DB != nil {
 		purge.db = cfg.DB
@@ -127,6 +132,9 @@ func New(cfg Config) (*Runner, error) {
 	}
 	if cfg.Providers != nil {
 		rc.PeriodicJobs = append(rc.PeriodicJobs, providerSyncPeriodic(ProviderSyncTick))
+	}
+	if cfg.SpendWatch != nil {
+		rc.PeriodicJobs = append(rc.PeriodicJobs, spendWatchPeriodic(SpendWatchTick))
 	}
 	client, err := river.NewClient(riverpgxv5.New(cfg.Pool), rc)
 	if err != nil {

@@ -26,6 +26,12 @@ const (
 	// TypeReconciliationDrift: a month's bill drifted from llmcost's
 	// figures past the connection's tolerance.
 	TypeReconciliationDrift = "reconciliation.drift"
+	// TypeBudgetForecastExceeded: the month's projected metered spend
+	// first went above the budget (once per project and month).
+	TypeBudgetForecastExceeded = "budget.forecast_exceeded"
+	// TypeSpendAnomaly: a day's metered spend of the project or of one
+	// agent is far above its recent baseline (once per scope and day).
+	TypeSpendAnomaly = "spend.anomaly"
 )
 
 // Envelope wraps every delivery body.
