@@ -103,6 +103,8 @@ type Server struct {
 	stop      stopping
 	// history keeps the daily spend the budget state's forecast reads.
 	history *historyCache
+	// signals keeps the anomalous days the reports carry as a signal.
+	signals *signalCache
 }
 
 // New builds the server and registers its route table.
@@ -120,7 +122,8 @@ func New(d Deps) *Server {
 		d.MailLimits = d.DB
 	}
 	s := &Server{Deps: d, slots: map[hostext.Slot]*slotHolder{}, offMirror: map[*mux.Route]bool{},
-		history: newHistoryCache(d.DB)}
+		history: newHistoryCache(d.DB), signals: &signalCache{m: map[signalKey]*signalEntry{}}}
+	s.signals.read = s.findAnomalies
 	s.acct = newAccountState(d.Now, d.MailLimits)
 	s.ui = dashboard.New(dashboard.Deps{API: inProcess{s}, Sessions: browserSessions{s}, Backlog: d.Backlog,
 		Now: d.Now, Logger: d.Logger})
