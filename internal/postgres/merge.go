@@ -68,9 +68,9 @@ var lastSeenMerge = `, ls AS (
   ` + lastSeenUpsert("src", "last_ts", "") + `
 )`
 
-// lastSeenRebuild recomputes project $1's agent_last_seen from its events
-// with tx below $2, for RebuildRollups.
-var lastSeenRebuild = lastSeenUpsert("events", "ts", "r.project_id = $1 AND r.tx < $2 AND")
+// lastSeenRebuild recomputes project @project_id's agent_last_seen from
+// its events with tx below @below, for RebuildRollups.
+var lastSeenRebuild = lastSeenUpsert("events", "ts", "r.project_id = @project_id AND r.tx < @below AND")
 
 // lastSeenUpsert moves agent_last_seen forward to the latest time (column
 // ts) at which each agent of the rows r of from (where cond, if any) used

@@ -34,7 +34,7 @@ func (db *DB) RebuildRollups(ctx context.Context, projectID string) error {
 		if _, err := tx.Exec(ctx, `SELECT llmcost_rebuild_agent_keys($1::uuid, $2)`, projectID, res.Watermark); err != nil {
 			return err
 		}
-		if _, err := tx.Exec(ctx, lastSeenRebuild, projectID, res.Watermark); err != nil {
+		if _, err := tx.Exec(ctx, lastSeenRebuild, pgx.StrictNamedArgs{"project_id": projectID, "below": res.Watermark}); err != nil {
 			return err
 		}
 		_, err = tx.Exec(ctx, `SELECT llmcost_rebuild_session_rollups($1::uuid)`, projectID)
