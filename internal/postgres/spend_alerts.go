@@ -15,22 +15,24 @@ import (
 // returns false, doing nothing, when the month was alerted already, on this
 // instance or another.
 func (db *DB) ClaimForecastAlert(ctx context.Context, projectID string, month time.Time, n Notice, env webhook.Envelope) (bool, error) {
-	return db.claimAlert(ctx, projectID, n, env, `INSERT INTO forecast_alerts (project_id, month) VALUES ($1, $2)
+	return db.claimAlert(ctx, "spend alert", projectID, n, env, `INSERT INTO forecast_alerts (project_id, month) VALUES ($1, $2)
 ON CONFLICT DO NOTHING`, projectID, month)
 }
 
 // ClaimAnomalyAlert is ClaimForecastAlert for a spend.anomaly of scope
 // ("project" or "agent:<name>") on day.
 func (db *DB) ClaimAnomalyAlert(ctx context.Context, projectID, scope string, day time.Time, n Notice, env webhook.Envelope) (bool, error) {
-	return db.claimAlert(ctx, projectID, n, env, `INSERT INTO anomaly_alerts (project_id, scope, day) VALUES ($1, $2, $3)
+	return db.claimAlert(ctx, "spend alert", projectID, n, env, `INSERT INTO anomaly_alerts (project_id, scope, day) VALUES ($1, $2, $3)
 ON CONFLICT DO NOTHING`, projectID, scope, day)
 }
 
 // claimAlert runs claim (an INSERT … ON CONFLICT DO NOTHING of the alert's
 // row) and, when it inserted, the notice and the delivery, in one
 // transaction: the row, the notices and the job commit together or not at
-// all, so a failed evaluation is retried whole by the next.
-func (db *DB) claimAlert(ctx context.Context, projectID string, n Notice, env webhook.Envelope, claim string, args ...any) (bool, error) {
+// all, so a failed evaluation is retried whole by the next. what names the
+// alert in a translated error. Every once-per-period alert (forecast,
+// anomaly, reconciliation drift) is claimed here.
+func (db *DB) claimAlert(ctx context.Context, what, projectID string, n Notice, env webhook.Envelope, claim string, args ...any) (bool, error) {
 	fresh := false
 	err := pgx.BeginFunc(ctx, db.Pool, func(tx pgx.Tx) error {
 		tag, err := tx.Exec(ctx, claim, args...)
@@ -51,7 +53,7 @@ func (db *DB) claimAlert(ctx context.Context, projectID string, n Notice, env we
 		}
 		return db.Enqueue(ctx, tx, []webhook.Envelope{env})
 	})
-	return fresh, translate(err, "spend alert")
+	return fresh, translate(err, what)
 }
 
 // SpendingProject is a project with metered spend in a month, and its
