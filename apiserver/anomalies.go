@@ -60,7 +60,7 @@ func anomalyRow(a anomaly.Scoped) wire.AnomalyRow {
 // spend, or of agent's when the report is narrowed to one: the overview's
 // signal.
 func (s *Server) overviewAnomalies(ctx context.Context, project, agent string, w analytics.Span) ([]wire.AnomalyRow, error) {
-	found, err := s.signals.get(ctx, project, w, s.Now())
+	found, err := s.signalsOf(ctx, project, w)
 	if err != nil {
 		return nil, err
 	}
@@ -78,7 +78,7 @@ func (s *Server) addAgentAnomalies(ctx context.Context, project string, w analyt
 	if len(rows) == 0 {
 		return nil
 	}
-	found, err := s.signals.get(ctx, project, w, s.Now())
+	found, err := s.signalsOf(ctx, project, w)
 	if err != nil {
 		return err
 	}

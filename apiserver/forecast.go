@@ -18,7 +18,7 @@ const dayFormat = "2006-01-02"
 // daily history and the month counter read: no round trip but the
 // history's, at most once a minute per project.
 func (s *Server) projectForecast(ctx context.Context, project string, now time.Time, read postgres.BudgetRead) (forecast.Forecast, []forecast.Day, error) {
-	days, err := s.history.get(ctx, project, now)
+	days, err := s.historyOf(ctx, project, now)
 	if err != nil {
 		return forecast.Forecast{}, nil, err
 	}

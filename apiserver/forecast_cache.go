@@ -2,11 +2,11 @@ package apiserver
 
 import (
 	"context"
-	"sync"
 	"time"
 
 	"github.com/llmcost/llmcost/internal/forecast"
 	"github.com/llmcost/llmcost/internal/postgres"
+	"github.com/llmcost/llmcost/internal/swr"
 )
 
 // The budget state is polled often (enforcement points, dashboards) and
@@ -28,26 +28,13 @@ type historyKey struct {
 	today   time.Time
 }
 
-type historyEntry struct {
-	days    []forecast.Day
-	readAt  time.Time // zero: never filled
-	usedAt  time.Time
-	reading chan struct{} // closed when the read in flight ends
-	err     error
-}
-
 // historyCache holds the daily history of recently polled projects.
-type historyCache struct {
-	mu sync.Mutex
-	m  map[historyKey]*historyEntry
-	// read reads a project's history of today (readHistory; tests count).
-	read func(ctx context.Context, project string, today time.Time) ([]forecast.Day, error)
-}
+type historyCache = swr.Cache[historyKey, []forecast.Day]
 
 func newHistoryCache(db *postgres.DB) *historyCache {
-	return &historyCache{m: map[historyKey]*historyEntry{}, read: func(ctx context.Context, project string, today time.Time) ([]forecast.Day, error) {
-		return readHistory(ctx, db, project, today)
-	}}
+	return swr.New(historyFresh, historyForget, 10*time.Second, func(ctx context.Context, k historyKey) ([]forecast.Day, error) {
+		return readHistory(ctx, db, k.project, k.today)
+	})
 }
 
 // historyFrom is the first day a forecast of today reads: the month's
@@ -83,71 +70,8 @@ func projectDays(rows []postgres.AgentDay) []forecast.Day {
 	return out
 }
 
-// get answers the project's history of today, read at most historyFresh
-// ago when one was read, else read now (once for concurrent polls).
-func (c *historyCache) get(ctx context.Context, project string, now time.Time) ([]forecast.Day, error) {
-	k := historyKey{project, forecast.DayOf(now)}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	e := c.m[k]
-	if e == nil {
-		c.forget(now)
-		e = &historyEntry{}
-		c.m[k] = e
-	}
-	e.usedAt = now
-	if !e.readAt.IsZero() {
-		if now.Sub(e.readAt) >= historyFresh && e.reading == nil {
-			e.reading = make(chan struct{})
-			go func() {
-				ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-				defer cancel()
-				c.fill(ctx, k, e, now) // a failed read keeps the older days
-			}()
-		}
-		return e.days, nil
-	}
-	if e.reading == nil {
-		e.reading = make(chan struct{})
-		c.mu.Unlock()
-		c.fill(ctx, k, e, now)
-		c.mu.Lock()
-		return e.days, e.err
-	}
-	done := e.reading
-	c.mu.Unlock()
-	select {
-	case <-done:
-	case <-ctx.Done():
-	}
-	c.mu.Lock()
-	if e.readAt.IsZero() {
-		if e.err != nil {
-			return nil, e.err
-		}
-		return nil, context.Cause(ctx)
-	}
-	return e.days, nil
-}
-
-// fill reads e's days; called without mu, with e.reading set.
-func (c *historyCache) fill(ctx context.Context, k historyKey, e *historyEntry, now time.Time) {
-	days, err := c.read(ctx, k.project, k.today)
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	close(e.reading)
-	e.reading, e.err = nil, err
-	if err == nil {
-		e.days, e.readAt = days, now
-	}
-}
-
-// forget drops entries nobody polled for historyForget (yesterday's
-// included); called with mu held.
-func (c *historyCache) forget(now time.Time) {
-	for k, e := range c.m {
-		if e.reading == nil && now.Sub(e.usedAt) > historyForget {
-			delete(c.m, k)
-		}
-	}
+// history answers the project's daily history of now's day (swr: a
+// poll waits only for a project's first read).
+func (s *Server) historyOf(ctx context.Context, project string, now time.Time) ([]forecast.Day, error) {
+	return s.history.Get(ctx, historyKey{project, forecast.DayOf(now)}, now)
 }

@@ -122,8 +122,8 @@ func New(d Deps) *Server {
 		d.MailLimits = d.DB
 	}
 	s := &Server{Deps: d, slots: map[hostext.Slot]*slotHolder{}, offMirror: map[*mux.Route]bool{},
-		history: newHistoryCache(d.DB), signals: &signalCache{m: map[signalKey]*signalEntry{}}}
-	s.signals.read = s.findAnomalies
+		history: newHistoryCache(d.DB)}
+	s.signals = newSignalCache(s.findAnomalies)
 	s.acct = newAccountState(d.Now, d.MailLimits)
 	s.ui = dashboard.New(dashboard.Deps{API: inProcess{s}, Sessions: browserSessions{s}, Backlog: d.Backlog,
 		Now: d.Now, Logger: d.Logger})
