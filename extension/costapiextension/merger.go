@@ -46,7 +46,7 @@ func startMerger(db *postgres.DB, every time.Duration, log *zap.Logger, gate *ba
 		return res.Steps > 0 && behind(backlog.Rollups, busyCalls), err
 	}
 	runs := func(ctx context.Context) (bool, error) {
-		n, err := db.MergeRuns(ctx, time.Second)
+		n, err := db.MergeRuns(ctx, runSettle(behind(backlog.Runs, busyRuns)))
 		return n > 0 && behind(backlog.Runs, busyRuns), err
 	}
 	m.wg.Go(func() { loop(ctx, every, log, "events into the analytics rollups", rollups) })
@@ -73,6 +73,18 @@ const (
 	busyCalls = 5_000
 	busyRuns  = 500
 )
+
+// runSettle is how long a run's mark waits before the run merger takes it.
+// Waiting a second lets the batches of a run being written fold into one
+// refresh; but every run report refreshes the marks of its window itself
+// first, so while the merger is behind (busy), marks that wait only make
+// the reports do the merger's work: it then takes every mark at once.
+func runSettle(busy bool) time.Duration {
+	if busy {
+		return 0
+	}
+	return time.Second
+}
 
 // also runs one more loop beside the merges, stopped with them.
 func (m *merger) also(every time.Duration, log *zap.Logger, what string, fn func(context.Context) error) {

@@ -125,7 +125,7 @@ type window struct{ start, end *time.Time }
 // and those marked less than settled ago: a run still being written to is
 // refreshed once it has settled rather than after every batch, and ingest
 // seldom waits for a merge holding its mark. The extension runs it every
-// second (settled one second) beside MergeRollups; tests call it (settled
+// second (settled one second, or none while it is behind) beside MergeRollups; tests call it (settled
 // 0) when they read the run tables directly. Several instances may run it
 // at once: each run is refreshed by one of them. It answers how many runs
 // it refreshed.
