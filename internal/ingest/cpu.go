@@ -15,7 +15,17 @@ import (
 // keeps the reads' latency in milliseconds while calls pour in; ingest
 // loses nothing, as its database writes are serialised behind the work
 // pool anyway and the next batch decodes while this one is written.
-type CPUGate struct{ slots chan struct{} }
+//
+// The operating system does not know it either: the work admitted runs on
+// an OS thread of its own whose nice value is Nice (Linux; 0 leaves it),
+// so a report's or a poll's thread, and the database processes serving
+// them, get a core before a batch's decoding does.
+type CPUGate struct {
+	slots chan struct{}
+	// Nice is the nice value of the threads Do runs work on (0: the
+	// process's own).
+	Nice int
+}
 
 // NewCPUGate admits n requests at once (n < 1: one fewer than GOMAXPROCS,
 // at least one).
@@ -39,3 +49,35 @@ func (g *CPUGate) Enter(ctx context.Context) (leave func(), err error) {
 
 // Size is how many requests the gate admits at once.
 func (g *CPUGate) Size() int { return cap(g.slots) }
+
+// Do runs fn in a slot of the gate, on an OS thread of its own with the
+// gate's Nice, and answers fn's error; fn gets the slot's leave to give
+// it back early (when its database write starts). The thread ends with
+// fn, so its priority never reaches other work. A panic in fn is raised
+// again in the caller.
+func (g *CPUGate) Do(ctx context.Context, fn func(leave func()) error) error {
+	leave, err := g.Enter(ctx)
+	if err != nil {
+		return err
+	}
+	defer leave()
+	if g.Nice == 0 {
+		return fn(leave)
+	}
+	done := make(chan struct{})
+	var panicked any
+	go func() {
+		defer close(done)
+		defer func() { panicked = recover() }()
+		// Never unlocked: the thread exits with this goroutine instead
+		// of going back to the runtime with its lowered priority.
+		runtime.LockOSThread()
+		niceThread(g.Nice)
+		err = fn(leave)
+	}()
+	<-done
+	if panicked != nil {
+		panic(panicked)
+	}
+	return err
+}

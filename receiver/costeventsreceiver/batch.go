@@ -38,22 +38,21 @@ func (r *costReceiver) batch(w http.ResponseWriter, req *http.Request) error {
 	if err != nil {
 		return err
 	}
-	leave, err := r.enterCPU(req)
-	if err != nil {
-		return err
-	}
-	defer leave()
-	b, err := ingest.DecodeBatch(body, projectID, r.limits, r.validator)
-	if err != nil {
-		return err
-	}
+	var b *ingest.Batch
 	res := &ingest.Result{}
-	if len(b.Events)+len(b.Outcomes) > 0 {
-		if res, err = r.consume(req.Context(), formatBatch, toLogs(b), leave); err != nil {
+	err = r.cpuDo(req, func(leave func()) error {
+		var err error
+		if b, err = ingest.DecodeBatch(body, projectID, r.limits, r.validator); err != nil {
 			return err
 		}
+		if len(b.Events)+len(b.Outcomes) > 0 {
+			res, err = r.consume(req.Context(), formatBatch, toLogs(b), leave)
+		}
+		return err
+	})
+	if err != nil {
+		return err
 	}
-	leave()
 	out := batchAnswer(b, res)
 	if r.catalogue != nil {
 		out.Warnings = append(out.Warnings, b.UnknownModels(r.catalogue())...)

@@ -17,7 +17,17 @@ type Config struct {
 	MaxOutcomesPerBatch int `mapstructure:"max_outcomes_per_batch"`
 	// MaxMetadataBytes bounds one event's metadata object, compacted.
 	MaxMetadataBytes int `mapstructure:"max_metadata_bytes"`
+	// DecodeNice is the nice value (0–19; 0 leaves it) of the threads
+	// that decode, price and judge a request's calls (Linux): reads and
+	// budget polls, and the database processes serving them, then get a
+	// core first while calls pour in.
+	DecodeNice int `mapstructure:"decode_nice"`
 }
+
+// DefaultDecodeNice puts decoding beside the mergers' database processes
+// (the costapi extension's merge_nice): below the reads, above ingest's
+// database writes.
+const DefaultDecodeNice = 10
 
 // Validate checks the configuration.
 func (c *Config) Validate() error {
@@ -35,6 +45,9 @@ func (c *Config) Validate() error {
 		if f.v < 1 {
 			errs = append(errs, fmt.Errorf("%s: must be ≥ 1, got %d", f.name, f.v))
 		}
+	}
+	if c.DecodeNice < 0 || c.DecodeNice > 19 {
+		errs = append(errs, fmt.Errorf("decode_nice: must be between 0 and 19, got %d", c.DecodeNice))
 	}
 	return errors.Join(errs...)
 }

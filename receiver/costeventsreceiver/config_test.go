@@ -29,7 +29,7 @@ func TestConfigStruct(t *testing.T) {
 func TestLoadConfig(t *testing.T) {
 	custom := createDefaultConfig().(*Config)
 	custom.API = component.MustNewIDWithName("costapi", "other")
-	custom.MaxEventsPerBatch, custom.MaxOutcomesPerBatch, custom.MaxMetadataBytes = 10, 20, 4096
+	custom.MaxEventsPerBatch, custom.MaxOutcomesPerBatch, custom.MaxMetadataBytes, custom.DecodeNice = 10, 20, 4096, 0
 	for _, tc := range []struct {
 		id   string
 		want *Config
@@ -73,7 +73,8 @@ func TestValidateReportsErrorsInAStableOrder(t *testing.T) {
 	msg := first.Error()
 	last := -1
 	for _, want := range []string{"api: must name the costapi extension", "max_events_per_batch: must be ≥ 1, got 0",
-		"max_outcomes_per_batch: must be ≥ 1, got -1", "max_metadata_bytes: must be ≥ 1, got 0"} {
+		"max_outcomes_per_batch: must be ≥ 1, got -1", "max_metadata_bytes: must be ≥ 1, got 0",
+		"decode_nice: must be between 0 and 19, got 20"} {
 		i := strings.Index(msg, want)
 		if i <= last {
 			t.Fatalf("%q missing or out of order in:\n%s", want, msg)
@@ -85,7 +86,7 @@ func TestValidateReportsErrorsInAStableOrder(t *testing.T) {
 			t.Fatalf("Validate changed its answer:\n%s\nthen\n%s", msg, got)
 		}
 	}
-	if n := len(first.(interface{ Unwrap() []error }).Unwrap()); n != 4 {
-		t.Fatalf("%d errors, want 4: %v", n, errors.Join(first))
+	if n := len(first.(interface{ Unwrap() []error }).Unwrap()); n != 5 {
+		t.Fatalf("%d errors, want 5: %v", n, errors.Join(first))
 	}
 }

@@ -29,6 +29,7 @@ func createDefaultConfig() component.Config {
 		MaxEventsPerBatch:   ingest.DefaultLimits.MaxEvents,
 		MaxOutcomesPerBatch: ingest.DefaultLimits.MaxOutcomes,
 		MaxMetadataBytes:    ingest.DefaultLimits.MaxMetadataBytes,
+		DecodeNice:          DefaultDecodeNice,
 	}
 }
 

@@ -43,21 +43,20 @@ func (r *costReceiver) otlpLogs(w http.ResponseWriter, req *http.Request) error 
 	if err := exportShape(body, otlpconv.LogsKey); err != nil {
 		return err
 	}
-	leave, err := r.enterCPU(req)
-	if err != nil {
-		return err
-	}
-	defer leave()
-	ld, err := otlpconv.DecodeJSON(body)
-	if err != nil {
-		return decodeError(err)
-	}
-	conv := otlpconv.Convert(ld, r.validator.Now())
-	reasons := make([]string, 0, len(conv.Rejected))
-	for _, rej := range conv.Rejected {
-		reasons = append(reasons, rej.Reason)
-	}
-	if len(conv.Events) > 0 {
+	var reasons []string
+	err = r.cpuDo(req, func(leave func()) error {
+		ld, err := otlpconv.DecodeJSON(body)
+		if err != nil {
+			return decodeError(err)
+		}
+		conv := otlpconv.Convert(ld, r.validator.Now())
+		reasons = make([]string, 0, len(conv.Rejected))
+		for _, rej := range conv.Rejected {
+			reasons = append(reasons, rej.Reason)
+		}
+		if len(conv.Events) == 0 {
+			return nil
+		}
 		res, err := r.consume(req.Context(), formatOTLP, agentLogs(conv.Events, projectID), leave)
 		if err != nil {
 			return err
@@ -68,6 +67,10 @@ func (r *costReceiver) otlpLogs(w http.ResponseWriter, req *http.Request) error 
 		r.set.Logger.Debug("OTLP logs ingested", zap.Int("events", len(conv.Events)),
 			zap.Int64("stored", res.Stored.Load()), zap.Int64("duplicate", res.Duplicate.Load()),
 			zap.Int("rejected", len(reasons)), zap.Int("discarded", conv.Discarded))
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	out := otlpResponse{}
 	if len(reasons) > 0 {

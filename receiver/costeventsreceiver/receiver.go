@@ -70,12 +70,14 @@ func newReceiver(cfg *Config, set receiver.Settings, next consumer.Logs) (*costR
 	if err != nil {
 		return nil, err
 	}
+	gate := ingest.NewCPUGate(0)
+	gate.Nice = cfg.DecodeNice
 	return &costReceiver{
 		cfg: cfg, set: set, next: next,
 		limits: ingest.Limits{MaxEvents: cfg.MaxEventsPerBatch, MaxOutcomes: cfg.MaxOutcomesPerBatch,
 			MaxMetadataBytes: cfg.MaxMetadataBytes},
 		validator: &ingest.Validator{Now: time.Now},
-		cpu:       ingest.NewCPUGate(0),
+		cpu:       gate,
 		obs:       obs,
 	}, nil
 }
@@ -143,14 +145,19 @@ func (r *costReceiver) Shutdown(ctx context.Context) error {
 	}
 }
 
-// enterCPU waits for a slot of the CPU gate; a client that left meanwhile
-// is answered 503 (it is gone; the status only shows in the log).
-func (r *costReceiver) enterCPU(req *http.Request) (func(), error) {
-	leave, err := r.cpu.Enter(req.Context())
-	if err != nil {
-		return nil, apierr.Unavailablef(err, "the request ended while waiting to be decoded")
+// cpuDo runs a request's CPU-bound part in a slot of the CPU gate, at its
+// priority; a client that left while waiting for a slot is answered 503
+// (it is gone; the status only shows in the log).
+func (r *costReceiver) cpuDo(req *http.Request, fn func(leave func()) error) error {
+	entered := false
+	err := r.cpu.Do(req.Context(), func(leave func()) error {
+		entered = true
+		return fn(leave)
+	})
+	if err != nil && !entered {
+		return apierr.Unavailablef(err, "the request ended while waiting to be decoded")
 	}
-	return leave, nil
+	return err
 }
 
 // consume runs ld, a request's records in format, through the pipeline
