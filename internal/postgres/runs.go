@@ -170,6 +170,15 @@ func nullIfEmpty(s string) *string {
 	return &s
 }
 
+// The inserts of built runs and their children, one element of each
+// array per row (queries/runs_insert.sql and its siblings).
+var (
+	runsInsertSQL       = mustQuery("runs_insert.sql")
+	runStepsInsertSQL   = mustQuery("run_steps_insert.sql")
+	runToolsInsertSQL   = mustQuery("run_tools_insert.sql")
+	runRepeatsInsertSQL = mustQuery("run_repeats_insert.sql")
+)
+
 // queueRunInserts queues the inserts of built runs and their children.
 func queueRunInserts(b *pgx.Batch, built []builtRun) {
 	if len(built) == 0 {
@@ -195,40 +204,27 @@ func queueRunInserts(b *pgx.Batch, built []builtRun) {
 	// (migration 0028), read as the refresh's delta read it: an ingest
 	// replacing the outcome must mark the run too, and waits for the
 	// refresh holding the mark.
-	b.Queue(`INSERT INTO runs (project_id, trace_id, agent_name, workflow, first_ts, first_event_id, last_end,
-  calls, cost_nano, tool_calls, failed_calls, success_calls, tokens, max_depth, steps, outcome)
-SELECT u.*, o.success FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::timestamptz[], $6::text[],
-  $7::timestamptz[], $8::bigint[], $9::bigint[], $10::bigint[], $11::bigint[], $12::bigint[], $13::bigint[],
-  $14::bigint[], $15::bigint[]) AS u(p, t, a, w, f, fe, le, c, co, tc, fc, sc, tk, md, st)
-LEFT JOIN outcomes o ON o.project_id = u.p AND o.trace_id = u.t`, r.p, r.t, r.agent, r.workflow, r.first, r.firstID, r.lastEnd,
-		r.calls, r.cost, r.tools, r.failed, r.success, r.tokens, r.depth, r.steps)
+	b.Queue(runsInsertSQL, pgx.StrictNamedArgs{"project_id": r.p, "trace_id": r.t, "agent_name": r.agent,
+		"workflow": r.workflow, "first_ts": r.first, "first_event_id": r.firstID, "last_end": r.lastEnd,
+		"calls": r.calls, "cost_nano": r.cost, "tool_calls": r.tools, "failed_calls": r.failed,
+		"success_calls": r.success, "tokens": r.tokens, "max_depth": r.depth, "steps": r.steps})
 	if len(st.p) > 0 {
-		// Steps also carry the run's agent and first call, and their tool
-		// calls and models, for the agent detail (migration 0021). A models
-		// array goes as one text[] literal per step (textArrayLiteral).
-		b.Queue(`INSERT INTO run_steps (project_id, trace_id, step_name, calls, cost_nano, tokens,
-  latency_sum, latency_count, success_calls, agent_name, first_ts, tool_calls, models)
-SELECT p, t, n, c, co, tk, ls, lc, sc, a, f, tc, m::text[]
-FROM unnest($1::uuid[], $2::text[], $3::text[], $4::bigint[], $5::bigint[], $6::bigint[],
-  $7::bigint[], $8::bigint[], $9::bigint[], $10::text[], $11::timestamptz[], $12::bigint[], $13::text[])
-  AS u(p, t, n, c, co, tk, ls, lc, sc, a, f, tc, m)`, st.p, st.t, st.name, st.calls, st.cost, st.tokens,
-			st.latSum, st.latCount, st.success, st.agent, st.first, st.toolCalls, st.models)
+		b.Queue(runStepsInsertSQL, pgx.StrictNamedArgs{"project_id": st.p, "trace_id": st.t, "step_name": st.name,
+			"calls": st.calls, "cost_nano": st.cost, "tokens": st.tokens, "latency_sum": st.latSum,
+			"latency_count": st.latCount, "success_calls": st.success, "agent_name": st.agent, "first_ts": st.first,
+			"tool_calls": st.toolCalls, "models": st.models})
 	}
 	if len(tl.p) > 0 {
-		b.Queue(`INSERT INTO run_tools (project_id, trace_id, tool_name, calls, cost_nano, tokens,
-  latency_sum, latency_count, success_calls)
-SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::bigint[], $5::bigint[], $6::bigint[],
-  $7::bigint[], $8::bigint[], $9::bigint[])`, tl.p, tl.t, tl.name, tl.calls, tl.cost, tl.tokens,
-			tl.latSum, tl.latCount, tl.success)
+		b.Queue(runToolsInsertSQL, pgx.StrictNamedArgs{"project_id": tl.p, "trace_id": tl.t, "tool_name": tl.name,
+			"calls": tl.calls, "cost_nano": tl.cost, "tokens": tl.tokens, "latency_sum": tl.latSum,
+			"latency_count": tl.latCount, "success_calls": tl.success})
 	}
 	if len(rp.p) > 0 {
-		b.Queue(`INSERT INTO run_repeats (project_id, trace_id, seq, workflow, step_name, tool_name, model,
-  input_tokens, request_hash, occurrences, spend_nano, wasted_nano, first_seen, run_first_ts, run_agent, run_workflow)
-SELECT * FROM unnest($1::uuid[], $2::text[], $3::int[], $4::text[], $5::text[], $6::text[], $7::text[],
-  $8::bigint[], $9::text[], $10::bigint[], $11::bigint[], $12::bigint[], $13::timestamptz[], $14::timestamptz[],
-  $15::text[], $16::text[])`,
-			rp.p, rp.t, rp.seq, rp.workflow, rp.step, rp.tool, rp.model, rp.input, rp.hash, rp.occ, rp.spend,
-			rp.wasted, rp.first, rp.runFirst, rp.runAgent, rp.runWorkflow)
+		b.Queue(runRepeatsInsertSQL, pgx.StrictNamedArgs{"project_id": rp.p, "trace_id": rp.t, "seq": rp.seq,
+			"workflow": rp.workflow, "step_name": rp.step, "tool_name": rp.tool, "model": rp.model,
+			"input_tokens": rp.input, "request_hash": rp.hash, "occurrences": rp.occ, "spend_nano": rp.spend,
+			"wasted_nano": rp.wasted, "first_seen": rp.first, "run_first_ts": rp.runFirst, "run_agent": rp.runAgent,
+			"run_workflow": rp.runWorkflow})
 	}
 }
 
