@@ -77,15 +77,7 @@ func readContributions(ctx context.Context, tx pgx.Tx, p, t []string) (map[RunKe
 	}
 	queueGroups("run_steps", &steps)
 	queueGroups("run_tools", &tools)
-	b.Queue(outcomesSQL, p, t).Query(func(rows pgx.Rows) error {
-		var k RunKey
-		var ok bool
-		_, err := pgx.ForEachRow(rows, []any{&k.ProjectID, &k.TraceID, &ok}, func() error {
-			outcomes[k] = new(ok)
-			return nil
-		})
-		return err
-	})
+	queueOutcomes(b, p, t, outcomes)
 	if err := tx.SendBatch(ctx, b).Close(); err != nil {
 		return nil, nil, err
 	}
@@ -96,11 +88,24 @@ func readContributions(ctx context.Context, tx pgx.Tx, p, t []string) (map[RunKe
 	return old, outcomes, nil
 }
 
-// contributionOf is what a built run contributes with outcome.
-func contributionOf(br builtRun, outcome *bool) runs.Contribution {
+// queueOutcomes queues the read of runs (p, t)'s outcomes into into.
+func queueOutcomes(b *pgx.Batch, p, t []string, into map[RunKey]*bool) {
+	b.Queue(outcomesSQL, p, t).Query(func(rows pgx.Rows) error {
+		var k RunKey
+		var ok bool
+		_, err := pgx.ForEachRow(rows, []any{&k.ProjectID, &k.TraceID, &ok}, func() error {
+			into[k] = new(ok)
+			return nil
+		})
+		return err
+	})
+}
+
+// contributionOf is what a built run contributes with its outcome.
+func contributionOf(br builtRun) runs.Contribution {
 	return runs.Contribution{
 		Key:     runs.DayKey{Project: br.ProjectID, Agent: br.AgentName, Day: dayOf(br.FirstTS), Workflow: br.Workflow},
-		Outcome: outcome, Summary: br.Summary, Steps: br.Steps, Tools: br.Tools,
+		Outcome: br.Outcome, Summary: br.Summary, Steps: br.Steps, Tools: br.Tools,
 	}
 }
 

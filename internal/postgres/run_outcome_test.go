@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llmcost/llmcost/internal/postgres"
 	"github.com/llmcost/llmcost/internal/semconv"
 )
 
@@ -61,4 +62,80 @@ WHERE project_id = $1 AND agent_name = $2 AND bucket = $3 AND workflow = 'wf'`, 
 	if rebuilt := readRunTables(t, db, p); !reflect.DeepEqual(rebuilt, maintained) {
 		t.Fatalf("maintained run tables differ from a rebuild\nmaintained %v\nrebuilt    %v", maintained, rebuilt)
 	}
+}
+
+// TestRefreshStoresTheOutcomeItCounted: a refresh of runs no mark guards
+// (a re-pricing refreshes every run whose calls it re-priced, marked or
+// not) reads the runs' outcomes before it writes their rows; an outcome
+// recorded in between (here while the refresh waits for a lock on y's
+// runs row) must not be written into the row, whose outcome says what
+// the rollups counted, or y's own refresh later finds nothing to add.
+func TestRefreshStoresTheOutcomeItCounted(t *testing.T) {
+	db := openDB(t)
+	ctx := context.Background()
+	p := newProject(t, db)
+	t0 := time.Date(2026, 7, 1, 0, 0, 0, 0, time.UTC)
+	mustWrite(t, db, stored(p, "y1", "acme-llm-9000", t0.Add(time.Hour), 1000, 500, tracedRun("y")))
+	mergeRuns(t, db)
+
+	hold, err := db.Pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = hold.Rollback(ctx) }()
+	if _, err := hold.Exec(ctx, `SELECT 1 FROM runs WHERE project_id = $1 AND trace_id = 'y' FOR UPDATE`, p); err != nil {
+		t.Fatal(err)
+	}
+	repriced := make(chan error, 1)
+	go func() {
+		_, err := db.Reprice(ctx, acmeCatalogue(), postgres.RepriceFilter{Start: t0, End: t0.Add(48 * time.Hour)}, false)
+		repriced <- err
+	}()
+	// The re-pricing has read y's outcome (none) and waits to replace y's row.
+	waitForLockWait(t, db, "DELETE FROM runs r")
+	if _, err := db.Write(ctx, nil, []semconv.Outcome{{ProjectID: p, TraceID: "y", Success: true}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := hold.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-repriced; err != nil {
+		t.Fatal(err)
+	}
+	mergeRuns(t, db)
+
+	var succeeded, successCost, cost int64
+	if err := db.Pool.QueryRow(ctx, `SELECT d.succeeded, d.success_cost, r.cost_nano FROM run_day d
+JOIN runs r ON r.project_id = d.project_id AND r.trace_id = 'y'
+WHERE d.project_id = $1 AND d.agent_name = '' AND d.bucket = $2 AND d.workflow = 'wf'`, p, t0).
+		Scan(&succeeded, &successCost, &cost); err != nil {
+		t.Fatal(err)
+	}
+	if succeeded != 1 || successCost != cost || cost <= 100 {
+		t.Fatalf("%d succeeded runs costing %d; want y, re-priced to %d", succeeded, successCost, cost)
+	}
+	maintained := readRunTables(t, db, p)
+	if err := db.RebuildRuns(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	if rebuilt := readRunTables(t, db, p); !reflect.DeepEqual(rebuilt, maintained) {
+		t.Fatalf("maintained run tables differ from a rebuild\nmaintained %v\nrebuilt    %v", maintained, rebuilt)
+	}
+}
+
+// waitForLockWait waits until a backend running a statement that begins
+// with prefix waits for a lock.
+func waitForLockWait(t *testing.T, db *postgres.DB, prefix string) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		var waiting bool
+		if err := db.Pool.QueryRow(context.Background(), `SELECT EXISTS (SELECT 1 FROM pg_stat_activity
+WHERE wait_event_type = 'Lock' AND starts_with(query, $1))`, prefix).Scan(&waiting); err != nil {
+			t.Fatal(err)
+		}
+		if waiting {
+			return
+		}
+	}
+	t.Fatalf("no statement %q waited for a lock", prefix)
 }

@@ -103,16 +103,19 @@ func RefreshRuns(ctx context.Context, tx pgx.Tx, keys []RunKey) error {
 		return err
 	}
 	now := make(map[RunKey]runs.Contribution, len(built))
-	for _, br := range built {
-		now[br.RunKey] = contributionOf(br, outcomes[br.RunKey])
+	for i, br := range built {
+		built[i].Outcome = outcomes[br.RunKey]
+		now[br.RunKey] = contributionOf(built[i])
 	}
 	return writeRuns(ctx, tx, keys, built, runs.Delta(old, now))
 }
 
-// builtRun is one computed run and its key.
+// builtRun is one computed run, its key and the outcome it is counted
+// with (nil: none).
 type builtRun struct {
 	RunKey
 	runs.Run
+	Outcome *bool
 }
 
 // readRuns reads the calls of the runs (p, t) and builds each run, in the
@@ -201,13 +204,17 @@ func queueRunInserts(b *pgx.Batch, built []builtRun) {
 		}
 	}
 	// Each run keeps the outcome its rollup contribution counts
-	// (migration 0028), read as the refresh's delta read it: an ingest
-	// replacing the outcome must mark the run too, and waits for the
-	// refresh holding the mark.
+	// (migration 0028): the one the refresh read, sent with the row. Read
+	// again by the insert (a later snapshot), an outcome recorded between
+	// the two reads would be stored as counted while the rollups never
+	// counted it, and the run's next refresh, finding it unchanged, would
+	// add nothing. An ingest recording an outcome marks the run, and waits
+	// for a refresh holding the mark, but a re-pricing refreshes runs no
+	// mark guards.
 	b.Queue(runsInsertSQL, pgx.StrictNamedArgs{"project_id": r.p, "trace_id": r.t, "agent_name": r.agent,
 		"workflow": r.workflow, "first_ts": r.first, "first_event_id": r.firstID, "last_end": r.lastEnd,
 		"calls": r.calls, "cost_nano": r.cost, "tool_calls": r.tools, "failed_calls": r.failed,
-		"success_calls": r.success, "tokens": r.tokens, "max_depth": r.depth, "steps": r.steps})
+		"success_calls": r.success, "tokens": r.tokens, "max_depth": r.depth, "steps": r.steps, "outcome": r.outcome})
 	if len(st.p) > 0 {
 		b.Queue(runStepsInsertSQL, pgx.StrictNamedArgs{"project_id": st.p, "trace_id": st.t, "step_name": st.name,
 			"calls": st.calls, "cost_nano": st.cost, "tokens": st.tokens, "latency_sum": st.latSum,
@@ -234,6 +241,7 @@ type runCols struct {
 	workflow                                                  []*string
 	first, lastEnd                                            []time.Time
 	calls, cost, tools, failed, success, tokens, depth, steps []int64
+	outcome                                                   []*bool
 }
 
 func (c *runCols) add(br builtRun) {
@@ -246,6 +254,7 @@ func (c *runCols) add(br builtRun) {
 	c.failed, c.success, c.tokens = append(c.failed, s.FailedCalls), append(c.success, s.SuccessCalls),
 		append(c.tokens, s.Tokens)
 	c.depth, c.steps = append(c.depth, s.MaxDepth), append(c.steps, s.Steps)
+	c.outcome = append(c.outcome, br.Outcome)
 }
 
 // groupCols are run_steps or run_tools columns as unnest arrays.

@@ -1,6 +1,6 @@
 -- The rows of refreshed or rebuilt runs (postgres.queueRunInserts), one
 -- element of each array per run, with the outcome each run is counted
--- with (migration 0028).
+-- with in the rollups (migration 0028), as the refresh read it.
 --
 -- Parameters:
 --   @project_id      uuid[]         each run's project
@@ -18,10 +18,10 @@
 --   @tokens          bigint[]       its tokens
 --   @max_depth       bigint[]       its deepest span
 --   @steps           bigint[]       its steps
+--   @outcome         bool[]         the outcome it is counted with in the rollups (NULL: none)
 INSERT INTO runs (project_id, trace_id, agent_name, workflow, first_ts, first_event_id, last_end,
   calls, cost_nano, tool_calls, failed_calls, success_calls, tokens, max_depth, steps, outcome)
-SELECT u.*, o.success FROM unnest(@project_id::uuid[], @trace_id::text[], @agent_name::text[], @workflow::text[],
+SELECT * FROM unnest(@project_id::uuid[], @trace_id::text[], @agent_name::text[], @workflow::text[],
   @first_ts::timestamptz[], @first_event_id::text[], @last_end::timestamptz[], @calls::bigint[], @cost_nano::bigint[],
   @tool_calls::bigint[], @failed_calls::bigint[], @success_calls::bigint[], @tokens::bigint[], @max_depth::bigint[],
-  @steps::bigint[]) AS u(p, t, a, w, f, fe, le, c, co, tc, fc, sc, tk, md, st)
-LEFT JOIN outcomes o ON o.project_id = u.p AND o.trace_id = u.t
+  @steps::bigint[], @outcome::bool[])
