@@ -15,9 +15,10 @@ import (
 const backfillChunk = 5000
 
 // savingsSQL sets the cache savings of events and applies the difference
-// to the rollups of those already merged (tx below $5), like repriceSQL.
+// to the rollups of those already merged (tx below @watermark), like repriceSQL.
 var savingsSQL = `WITH u AS (
-  SELECT * FROM unnest($1::uuid[], $2::text[], $3::bigint[], $4::bigint[]) AS u(p, e, rs, wp)
+  SELECT * FROM unnest(@project_id::uuid[], @event_id::text[], @read_savings_nano::bigint[], @write_premium_nano::bigint[])
+    AS u(p, e, rs, wp)
 ), old AS (
   SELECT ev.*, u.rs, u.wp FROM events ev JOIN u ON ev.project_id = u.p AND ev.event_id = u.e
 ), upd AS (
@@ -33,18 +34,13 @@ var savingsSQL = `WITH u AS (
     wp - write_premium_nano AS write_premium_nano, 0::bigint AS events_with_cache,
     0::bigint AS failed_cost_nano, 0::bigint AS traced_calls, 0::bigint AS output_over_16_calls,
     0::bigint AS output_over_256_calls
-  FROM old WHERE tx < $5
+  FROM old WHERE tx < @watermark
 )` + rollupUpsert() + `
 SELECT (SELECT count(*) FROM upd)`
 
-const backfillSelect = `
-SELECT project_id::text, event_id, model, price_version, input_tokens, output_tokens, cached_tokens,
-  cache_write_tokens, cache_write_1h_tokens, read_savings_nano, write_premium_nano, ts
-FROM events
-WHERE priced AND cached_tokens + cache_write_tokens + cache_write_1h_tokens > 0
-  AND (project_id, event_id) > ($1::uuid, $2::text)
-ORDER BY project_id, event_id
-LIMIT $3`
+// backfillSelect reads the next chunk of events the savings backfill
+// computes.
+var backfillSelect = mustQuery("savings_backfill_events.sql")
 
 // BackfillSavings computes the cache savings of the events a database held
 // when migration 0005 added the savings columns, each with the rates of
@@ -76,7 +72,8 @@ func (db *DB) BackfillSavings(ctx context.Context) (int64, error) {
 }
 
 func (db *DB) backfillStep(ctx context.Context, cats map[string]*pricing.Catalogue, lastP, lastE *string) (int64, bool, error) {
-	rows, err := db.Pool.Query(ctx, backfillSelect, *lastP, *lastE, backfillChunk)
+	rows, err := db.Pool.Query(ctx, backfillSelect, pgx.StrictNamedArgs{"after_project_id": *lastP, "after_event_id": *lastE,
+		"limit": backfillChunk})
 	if err != nil {
 		return 0, false, err
 	}
@@ -122,7 +119,8 @@ func (db *DB) backfillStep(ctx context.Context, cats map[string]*pricing.Catalog
 			if err := tx.QueryRow(ctx, lockState).Scan(&watermark); err != nil {
 				return err
 			}
-			return tx.QueryRow(ctx, savingsSQL, p, e, rs, wp, watermark).Scan(&n)
+			return tx.QueryRow(ctx, savingsSQL, pgx.StrictNamedArgs{"project_id": p, "event_id": e, "read_savings_nano": rs,
+				"write_premium_nano": wp, "watermark": watermark}).Scan(&n)
 		})
 		if err != nil {
 			return 0, false, err

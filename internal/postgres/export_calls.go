@@ -4,6 +4,8 @@ import (
 	"context"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/llmcost/llmcost/internal/event"
 )
 
@@ -21,22 +23,12 @@ type CallPage struct {
 	Limit     int
 }
 
-// The order is that of events_project_ts_idx (project_id, ts), read
-// backwards; calls sharing a timestamp are sorted by event_id within it
-// (an incremental sort of a handful of rows), which makes the order total.
+// The texts of a first page and of a page after a key
+// (queries/call_page.sql).
 var (
-	callPageSQL = `
-SELECT ` + selectList() + `
-FROM events
-WHERE project_id = $1 AND ts >= $2 AND ts < $3
-ORDER BY ts, event_id
-LIMIT $4`
-	callPageAfterSQL = `
-SELECT ` + selectList() + `
-FROM events
-WHERE project_id = $1 AND ts >= $5 AND ts < $3 AND ts >= $2 AND (ts, event_id) > ($5, $6)
-ORDER BY ts, event_id
-LIMIT $4`
+	callPageSQL      = fillSQL(mustQuery("call_page.sql"), map[string]string{"columns": selectList()})
+	callPageAfterSQL = fillSQL(mustQuery("call_page.sql"), map[string]string{"columns": selectList(),
+		"after": "ts >= @after_ts AND (ts, event_id) > (@after_ts, @after_id) AND"})
 )
 
 // CallsPage reads one page of calls into buf (reused between pages, so an
@@ -44,11 +36,11 @@ LIMIT $4`
 // The connection is released before the caller writes the page out, so a
 // slow client never holds a pooled connection.
 func (db *DB) CallsPage(ctx context.Context, p CallPage, buf []event.Event) ([]event.Event, error) {
-	sql, args := callPageSQL, []any{p.ProjectID, p.From, p.To, p.Limit}
+	sql, args := callPageSQL, pgx.StrictNamedArgs{"project_id": p.ProjectID, "from": p.From, "to": p.To, "limit": p.Limit}
 	if p.After {
-		sql, args = callPageAfterSQL, append(args, p.AfterTS, p.AfterID)
+		sql, args["after_ts"], args["after_id"] = callPageAfterSQL, p.AfterTS, p.AfterID
 	}
-	rows, err := db.Pool.Query(ctx, sql, args...)
+	rows, err := db.Pool.Query(ctx, sql, args)
 	if err != nil {
 		return nil, translate(err, "events")
 	}

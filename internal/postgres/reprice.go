@@ -63,13 +63,8 @@ type repriced struct {
 	period        string // the rate period in force at the event's timestamp
 }
 
-const repriceSelect = `
-SELECT project_id::text, event_id, model, input_tokens, output_tokens, cached_tokens, cache_write_tokens,
-  cache_write_1h_tokens, cost_nano, cost_provided, coalesce(catalogue_cost_nano, -1), priced,
-  read_savings_nano, write_premium_nano, ts, price_period
-FROM events
-WHERE ts >= $1 AND ts < $2 AND ($3::text = '' OR project_id = NULLIF($3::text, '')::uuid)
-ORDER BY project_id, event_id`
+// repriceSelect reads the events a re-pricing prices again.
+var repriceSelect = mustQuery("reprice_events.sql")
 
 // Reprice prices the selected events with cat and reports those whose
 // billed cost, catalogue cost or priced flag would change, including events
@@ -98,7 +93,7 @@ func (db *DB) Reprice(ctx context.Context, cat *pricing.Catalogue, f RepriceFilt
 				return err
 			}
 		}
-		rows, err := tx.Query(ctx, repriceSelect, f.Start, f.End, f.ProjectID)
+		rows, err := tx.Query(ctx, repriceSelect, pgx.StrictNamedArgs{"start": f.Start, "end": f.End, "project_id": f.ProjectID})
 		if err != nil {
 			return err
 		}
@@ -186,13 +181,14 @@ func (db *DB) Reprice(ctx context.Context, cat *pricing.Catalogue, f RepriceFilt
 // repriceSQL updates the changed events, moves their projects' money
 // totals by the change of each call's weight (project_totals_bound refuses
 // a re-pricing that would pass the bound: totals.go) and applies the
-// difference to the rollups of those already merged (tx below the watermark $9, read under
+// difference to the rollups of those already merged (tx below the watermark @watermark, read under
 // the merger's lock) in the same statement: old reads the rows as they were
 // (every CTE sees the statement's snapshot), src turns old → new into delta
 // contributions (no calls or tokens, only cost, unpriced and savings move).
 // Events in the tail need no delta: the merger will read their new values.
 var repriceSQL = `WITH u AS (
-  SELECT * FROM unnest($1::uuid[], $2::text[], $3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[], $8::text[])
+  SELECT * FROM unnest(@project_id::uuid[], @event_id::text[], @cost_nano::bigint[], @catalogue_cost_nano::bigint[],
+    @read_savings_nano::bigint[], @write_premium_nano::bigint[], @price_period::text[])
     AS u(p, e, c, cc, rs, wp, pp)
 ), old AS (
   SELECT ev.*, u.c, u.cc, u.rs, u.wp FROM events ev JOIN u ON ev.project_id = u.p AND ev.event_id = u.e
@@ -201,7 +197,7 @@ var repriceSQL = `WITH u AS (
   FROM (SELECT project_id, sum(greatest(c, cc, rs, wp) - ` + callMoney + `) AS delta FROM old GROUP BY 1) d
   WHERE t.project_id = d.project_id
 ), upd AS (
-  UPDATE events ev SET cost_nano = u.c, catalogue_cost_nano = u.cc, priced = true, price_version = $7,
+  UPDATE events ev SET cost_nano = u.c, catalogue_cost_nano = u.cc, priced = true, price_version = @price_version,
     price_period = u.pp, read_savings_nano = u.rs, write_premium_nano = u.wp
   FROM u WHERE ev.project_id = u.p AND ev.event_id = u.e
   RETURNING ev.project_id, ev.trace_id
@@ -215,7 +211,7 @@ var repriceSQL = `WITH u AS (
     wp - write_premium_nano AS write_premium_nano, 0::bigint AS events_with_cache,
     CASE WHEN success THEN 0 ELSE c - cost_nano END AS failed_cost_nano, 0::bigint AS traced_calls,
     0::bigint AS output_over_16_calls, 0::bigint AS output_over_256_calls
-  FROM old WHERE tx < $9
+  FROM old WHERE tx < @watermark
 )` + rollupUpsert() + `
 SELECT (SELECT count(*) FROM upd), ` + runKeysOf("upd")
 
@@ -243,7 +239,9 @@ func applyReprice(ctx context.Context, tx pgx.Tx, changed []repriced, version st
 		}
 		var updated int64
 		var touched []string
-		if err := tx.QueryRow(ctx, repriceSQL, p, e, c, cc, rs, wp, version, pp, watermark).Scan(&updated, &touched); err != nil {
+		if err := tx.QueryRow(ctx, repriceSQL, pgx.StrictNamedArgs{"project_id": p, "event_id": e, "cost_nano": c,
+			"catalogue_cost_nano": cc, "read_savings_nano": rs, "write_premium_nano": wp, "price_period": pp,
+			"price_version": version, "watermark": watermark}).Scan(&updated, &touched); err != nil {
 			return err
 		}
 		if updated != int64(len(chunk)) {

@@ -77,15 +77,7 @@ func readContributions(ctx context.Context, tx pgx.Tx, p, t []string) (map[RunKe
 	}
 	queueGroups("run_steps", &steps)
 	queueGroups("run_tools", &tools)
-	b.Queue(outcomesSQL, p, t).Query(func(rows pgx.Rows) error {
-		var k RunKey
-		var ok bool
-		_, err := pgx.ForEachRow(rows, []any{&k.ProjectID, &k.TraceID, &ok}, func() error {
-			outcomes[k] = new(ok)
-			return nil
-		})
-		return err
-	})
+	queueOutcomes(b, p, t, outcomes)
 	if err := tx.SendBatch(ctx, b).Close(); err != nil {
 		return nil, nil, err
 	}
@@ -96,59 +88,38 @@ func readContributions(ctx context.Context, tx pgx.Tx, p, t []string) (map[RunKe
 	return old, outcomes, nil
 }
 
-// contributionOf is what a built run contributes with outcome.
-func contributionOf(br builtRun, outcome *bool) runs.Contribution {
+// queueOutcomes queues the read of runs (p, t)'s outcomes into into.
+func queueOutcomes(b *pgx.Batch, p, t []string, into map[RunKey]*bool) {
+	b.Queue(outcomesSQL, p, t).Query(func(rows pgx.Rows) error {
+		var k RunKey
+		var ok bool
+		_, err := pgx.ForEachRow(rows, []any{&k.ProjectID, &k.TraceID, &ok}, func() error {
+			into[k] = new(ok)
+			return nil
+		})
+		return err
+	})
+}
+
+// contributionOf is what a built run contributes with its outcome.
+func contributionOf(br builtRun) runs.Contribution {
 	return runs.Contribution{
 		Key:     runs.DayKey{Project: br.ProjectID, Agent: br.AgentName, Day: dayOf(br.FirstTS), Workflow: br.Workflow},
-		Outcome: outcome, Summary: br.Summary, Steps: br.Steps, Tools: br.Tools,
+		Outcome: br.Outcome, Summary: br.Summary, Steps: br.Steps, Tools: br.Tools,
 	}
 }
 
 // Applying a change: rows are added to (maxima raised) in key order, under
 // the keys' locks (dayLockSQL, toolDayLockSQL), then rows left with no run
-// are deleted, then the dirty keys recomputed (queueDayRefresh).
-const (
-	dayUpsertSQL = `INSERT INTO run_day AS x (project_id, agent_name, bucket, workflow, runs, cost_nano, max_cost_nano,
-  calls, steps, max_depth, success_calls, succeeded, failed, success_cost, failure_cost)
-SELECT * FROM unnest($1::uuid[], $2::text[], $3::timestamptz[], $4::text[], $5::bigint[], $6::bigint[], $7::bigint[],
-  $8::bigint[], $9::bigint[], $10::bigint[], $11::bigint[], $12::bigint[], $13::bigint[], $14::bigint[], $15::bigint[])
-ON CONFLICT (project_id, agent_name, bucket, workflow) DO UPDATE SET runs = x.runs + excluded.runs,
-  cost_nano = x.cost_nano + excluded.cost_nano, max_cost_nano = greatest(x.max_cost_nano, excluded.max_cost_nano),
-  calls = x.calls + excluded.calls, steps = x.steps + excluded.steps, max_depth = greatest(x.max_depth, excluded.max_depth),
-  success_calls = x.success_calls + excluded.success_calls, succeeded = x.succeeded + excluded.succeeded,
-  failed = x.failed + excluded.failed, success_cost = x.success_cost + excluded.success_cost,
-  failure_cost = x.failure_cost + excluded.failure_cost`
-	dayEmptySQL = `DELETE FROM run_day x USING unnest($1::uuid[], $2::text[], $3::timestamptz[], $4::text[]) AS k(p, a, d, w)
-WHERE x.project_id = k.p AND x.agent_name = k.a AND x.bucket = k.d AND x.workflow = k.w AND x.runs = 0`
-	groupUpsertSQL = `INSERT INTO /* TEMPLATE_BEGIN: table */ run_step_day /* TEMPLATE_END */ AS x (project_id, agent_name, bucket, workflow, name, calls, runs, cost_nano, tokens,
-  latency_sum, latency_count, success_calls)
-SELECT * FROM unnest($1::uuid[], $2::text[], $3::timestamptz[], $4::text[], $5::text[], $6::bigint[], $7::bigint[],
-  $8::bigint[], $9::bigint[], $10::bigint[], $11::bigint[], $12::bigint[])
-ON CONFLICT (project_id, agent_name, bucket, workflow, name) DO UPDATE SET ` + groupAdds
-	toolAllUpsertSQL = `INSERT INTO run_tool_all_day AS x (project_id, agent_name, bucket, name, calls, runs, cost_nano, tokens,
-  latency_sum, latency_count, success_calls)
-SELECT p, a, d, n, c, r, co, tk, ls, lc, sc FROM unnest($1::uuid[], $2::text[], $3::timestamptz[], $4::text[],
-  $5::text[], $6::bigint[], $7::bigint[], $8::bigint[], $9::bigint[], $10::bigint[], $11::bigint[], $12::bigint[])
-  AS u(p, a, d, w, n, c, r, co, tk, ls, lc, sc)
-ON CONFLICT (project_id, agent_name, bucket, name) DO UPDATE SET ` + groupAdds
-	groupAdds = `calls = x.calls + excluded.calls, runs = x.runs + excluded.runs,
-  cost_nano = x.cost_nano + excluded.cost_nano, tokens = x.tokens + excluded.tokens,
-  latency_sum = x.latency_sum + excluded.latency_sum, latency_count = x.latency_count + excluded.latency_count,
-  success_calls = x.success_calls + excluded.success_calls`
-	groupEmptySQL = `DELETE FROM /* TEMPLATE_BEGIN: table */ run_step_day /* TEMPLATE_END */ x USING unnest($1::uuid[], $2::text[], $3::timestamptz[], $4::text[], $5::text[])
-  AS k(p, a, d, w, n)
-WHERE x.project_id = k.p AND x.agent_name = k.a AND x.bucket = k.d AND x.workflow = k.w AND x.name = k.n AND x.runs = 0`
-	toolAllEmptySQL = `DELETE FROM run_tool_all_day x USING unnest($1::uuid[], $2::text[], $3::timestamptz[], $4::text[],
-  $5::text[]) AS k(p, a, d, w, n)
-WHERE x.project_id = k.p AND x.agent_name = k.a AND x.bucket = k.d AND x.name = k.n AND x.runs = 0`
-)
-
-// The step and tool day rows' statements: groupUpsertSQL and
-// groupEmptySQL as written, and with the table marker filled.
+// are deleted, then the dirty keys recomputed (queueDayRefresh). The step
+// and tool day rows share their statements' file, with the table marker
+// filled for the tool rows.
 var (
-	stepUpsertSQL, stepEmptySQL = fillSQL(groupUpsertSQL, nil), fillSQL(groupEmptySQL, nil)
-	toolUpsertSQL               = fillSQL(groupUpsertSQL, map[string]string{"table": "run_tool_day"})
-	toolEmptySQL                = fillSQL(groupEmptySQL, map[string]string{"table": "run_tool_day"})
+	dayAddSQL, dayEmptySQL         = mustQuery("run_day_add.sql"), mustQuery("run_day_empty.sql")
+	stepAddSQL, stepEmptySQL       = fillSQL(mustQuery("run_group_day_add.sql"), nil), fillSQL(mustQuery("run_group_day_empty.sql"), nil)
+	toolAddSQL                     = fillSQL(mustQuery("run_group_day_add.sql"), map[string]string{"table": "run_tool_day"})
+	toolEmptySQL                   = fillSQL(mustQuery("run_group_day_empty.sql"), map[string]string{"table": "run_tool_day"})
+	toolAllAddSQL, toolAllEmptySQL = mustQuery("run_tool_all_day_add.sql"), mustQuery("run_tool_all_day_empty.sql")
 )
 
 // queueDayDelta queues the locks of every key the change touches, the
@@ -170,16 +141,18 @@ func queueDayDelta(b *pgx.Batch, c runs.Change) {
 	for _, k := range days {
 		dc.add(k, c.Days[k])
 	}
-	b.Queue(dayUpsertSQL, dc.p, dc.a, dc.d, dc.w, dc.runs, dc.cost, dc.maxCost, dc.calls, dc.steps, dc.maxDepth,
-		dc.success, dc.succeeded, dc.failed, dc.successCost, dc.failureCost)
-	b.Queue(dayEmptySQL, dc.p, dc.a, dc.d, dc.w)
+	b.Queue(dayAddSQL, pgx.StrictNamedArgs{"project_id": dc.p, "agent_name": dc.a, "bucket": dc.d, "workflow": dc.w,
+		"runs": dc.runs, "cost_nano": dc.cost, "max_cost_nano": dc.maxCost, "calls": dc.calls, "steps": dc.steps,
+		"max_depth": dc.maxDepth, "success_calls": dc.success, "succeeded": dc.succeeded, "failed": dc.failed,
+		"success_cost": dc.successCost, "failure_cost": dc.failureCost})
+	b.Queue(dayEmptySQL, pgx.StrictNamedArgs{"project_id": dc.p, "agent_name": dc.a, "bucket": dc.d, "workflow": dc.w})
 	for _, g := range []struct {
-		rows          map[runs.GroupKey]runs.GroupRow
-		upsert, empty string
+		rows       map[runs.GroupKey]runs.GroupRow
+		add, empty string
 	}{
-		{c.Steps, stepUpsertSQL, stepEmptySQL},
-		{c.Tools, toolUpsertSQL, toolEmptySQL},
-		{c.ToolAll, toolAllUpsertSQL, toolAllEmptySQL},
+		{c.Steps, stepAddSQL, stepEmptySQL},
+		{c.Tools, toolAddSQL, toolEmptySQL},
+		{c.ToolAll, toolAllAddSQL, toolAllEmptySQL},
 	} {
 		if len(g.rows) == 0 {
 			continue
@@ -188,8 +161,11 @@ func queueDayDelta(b *pgx.Batch, c runs.Change) {
 		for _, k := range slices.SortedFunc(maps.Keys(g.rows), compareGroupKeys) {
 			gc.add(k, g.rows[k])
 		}
-		b.Queue(g.upsert, gc.p, gc.a, gc.d, gc.w, gc.n, gc.calls, gc.runs, gc.cost, gc.tokens, gc.latSum, gc.latCount, gc.success)
-		b.Queue(g.empty, gc.p, gc.a, gc.d, gc.w, gc.n)
+		keys := pgx.StrictNamedArgs{"project_id": gc.p, "agent_name": gc.a, "bucket": gc.d, "workflow": gc.w, "name": gc.n}
+		b.Queue(g.add, pgx.StrictNamedArgs{"project_id": gc.p, "agent_name": gc.a, "bucket": gc.d, "workflow": gc.w,
+			"name": gc.n, "calls": gc.calls, "runs": gc.runs, "cost_nano": gc.cost, "tokens": gc.tokens,
+			"latency_sum": gc.latSum, "latency_count": gc.latCount, "success_calls": gc.success})
+		b.Queue(g.empty, keys)
 	}
 	queueDayRefresh(b, c.Dirty)
 }

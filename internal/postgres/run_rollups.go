@@ -66,14 +66,23 @@ const groupSums = `sum(s.calls), count(*), sum(s.cost_nano), sum(s.tokens), sum(
   sum(s.success_calls)`
 
 // dayInserts recompute the per-agent rows of the keys, then their ” rows.
+//
+// A run is counted with the outcome its runs row holds (runs.outcome), the
+// one its contribution to the rollups was counted with, never with the
+// outcomes table: an outcome recorded since the run's last refresh marks
+// the run, and the run's own refresh adds the difference to the new
+// outcome (run_delta.go). A refresh of another run of the same key that
+// recomputes the key in between (its run moved away or got cheaper) and
+// counted the new outcome already would have it counted twice once the
+// marked run's refresh added it: one succeeded run and its cost too many,
+// which the next rebuild then disagreed with.
 var dayInserts = []string{
 	`INSERT INTO run_day (project_id, agent_name, bucket, workflow, runs, cost_nano, max_cost_nano, calls, steps,
   max_depth, success_calls, succeeded, failed, success_cost, failure_cost)
 SELECT k.p, k.a, k.d, k.w, count(*), sum(r.cost_nano), max(r.cost_nano), sum(r.calls), sum(r.steps),
-  max(r.max_depth), sum(r.success_calls), count(*) FILTER (WHERE o.success), count(*) FILTER (WHERE NOT o.success),
-  coalesce(sum(r.cost_nano) FILTER (WHERE o.success), 0), coalesce(sum(r.cost_nano) FILTER (WHERE NOT o.success), 0)
+  max(r.max_depth), sum(r.success_calls), count(*) FILTER (WHERE r.outcome), count(*) FILTER (WHERE NOT r.outcome),
+  coalesce(sum(r.cost_nano) FILTER (WHERE r.outcome), 0), coalesce(sum(r.cost_nano) FILTER (WHERE NOT r.outcome), 0)
 FROM /* TEMPLATE: keys */ k ` + runsOfKey + `
-LEFT JOIN outcomes o ON o.project_id = r.project_id AND o.trace_id = r.trace_id
 GROUP BY k.p, k.a, k.d, k.w`,
 	perAgent("run_step_day", "run_steps", "step_name"),
 	perAgent("run_tool_day", "run_tools", "tool_name"),

@@ -103,16 +103,19 @@ func RefreshRuns(ctx context.Context, tx pgx.Tx, keys []RunKey) error {
 		return err
 	}
 	now := make(map[RunKey]runs.Contribution, len(built))
-	for _, br := range built {
-		now[br.RunKey] = contributionOf(br, outcomes[br.RunKey])
+	for i, br := range built {
+		built[i].Outcome = outcomes[br.RunKey]
+		now[br.RunKey] = contributionOf(built[i])
 	}
 	return writeRuns(ctx, tx, keys, built, runs.Delta(old, now))
 }
 
-// builtRun is one computed run and its key.
+// builtRun is one computed run, its key and the outcome it is counted
+// with (nil: none).
 type builtRun struct {
 	RunKey
 	runs.Run
+	Outcome *bool
 }
 
 // readRuns reads the calls of the runs (p, t) and builds each run, in the
@@ -170,6 +173,15 @@ func nullIfEmpty(s string) *string {
 	return &s
 }
 
+// The inserts of built runs and their children, one element of each
+// array per row (queries/runs_insert.sql and its siblings).
+var (
+	runsInsertSQL       = mustQuery("runs_insert.sql")
+	runStepsInsertSQL   = mustQuery("run_steps_insert.sql")
+	runToolsInsertSQL   = mustQuery("run_tools_insert.sql")
+	runRepeatsInsertSQL = mustQuery("run_repeats_insert.sql")
+)
+
 // queueRunInserts queues the inserts of built runs and their children.
 func queueRunInserts(b *pgx.Batch, built []builtRun) {
 	if len(built) == 0 {
@@ -192,43 +204,34 @@ func queueRunInserts(b *pgx.Batch, built []builtRun) {
 		}
 	}
 	// Each run keeps the outcome its rollup contribution counts
-	// (migration 0028), read as the refresh's delta read it: an ingest
-	// replacing the outcome must mark the run too, and waits for the
-	// refresh holding the mark.
-	b.Queue(`INSERT INTO runs (project_id, trace_id, agent_name, workflow, first_ts, first_event_id, last_end,
-  calls, cost_nano, tool_calls, failed_calls, success_calls, tokens, max_depth, steps, outcome)
-SELECT u.*, o.success FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::timestamptz[], $6::text[],
-  $7::timestamptz[], $8::bigint[], $9::bigint[], $10::bigint[], $11::bigint[], $12::bigint[], $13::bigint[],
-  $14::bigint[], $15::bigint[]) AS u(p, t, a, w, f, fe, le, c, co, tc, fc, sc, tk, md, st)
-LEFT JOIN outcomes o ON o.project_id = u.p AND o.trace_id = u.t`, r.p, r.t, r.agent, r.workflow, r.first, r.firstID, r.lastEnd,
-		r.calls, r.cost, r.tools, r.failed, r.success, r.tokens, r.depth, r.steps)
+	// (migration 0028): the one the refresh read, sent with the row. Read
+	// again by the insert (a later snapshot), an outcome recorded between
+	// the two reads would be stored as counted while the rollups never
+	// counted it, and the run's next refresh, finding it unchanged, would
+	// add nothing. An ingest recording an outcome marks the run, and waits
+	// for a refresh holding the mark, but a re-pricing refreshes runs no
+	// mark guards.
+	b.Queue(runsInsertSQL, pgx.StrictNamedArgs{"project_id": r.p, "trace_id": r.t, "agent_name": r.agent,
+		"workflow": r.workflow, "first_ts": r.first, "first_event_id": r.firstID, "last_end": r.lastEnd,
+		"calls": r.calls, "cost_nano": r.cost, "tool_calls": r.tools, "failed_calls": r.failed,
+		"success_calls": r.success, "tokens": r.tokens, "max_depth": r.depth, "steps": r.steps, "outcome": r.outcome})
 	if len(st.p) > 0 {
-		// Steps also carry the run's agent and first call, and their tool
-		// calls and models, for the agent detail (migration 0021). A models
-		// array goes as one text[] literal per step (textArrayLiteral).
-		b.Queue(`INSERT INTO run_steps (project_id, trace_id, step_name, calls, cost_nano, tokens,
-  latency_sum, latency_count, success_calls, agent_name, first_ts, tool_calls, models)
-SELECT p, t, n, c, co, tk, ls, lc, sc, a, f, tc, m::text[]
-FROM unnest($1::uuid[], $2::text[], $3::text[], $4::bigint[], $5::bigint[], $6::bigint[],
-  $7::bigint[], $8::bigint[], $9::bigint[], $10::text[], $11::timestamptz[], $12::bigint[], $13::text[])
-  AS u(p, t, n, c, co, tk, ls, lc, sc, a, f, tc, m)`, st.p, st.t, st.name, st.calls, st.cost, st.tokens,
-			st.latSum, st.latCount, st.success, st.agent, st.first, st.toolCalls, st.models)
+		b.Queue(runStepsInsertSQL, pgx.StrictNamedArgs{"project_id": st.p, "trace_id": st.t, "step_name": st.name,
+			"calls": st.calls, "cost_nano": st.cost, "tokens": st.tokens, "latency_sum": st.latSum,
+			"latency_count": st.latCount, "success_calls": st.success, "agent_name": st.agent, "first_ts": st.first,
+			"tool_calls": st.toolCalls, "models": st.models})
 	}
 	if len(tl.p) > 0 {
-		b.Queue(`INSERT INTO run_tools (project_id, trace_id, tool_name, calls, cost_nano, tokens,
-  latency_sum, latency_count, success_calls)
-SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::bigint[], $5::bigint[], $6::bigint[],
-  $7::bigint[], $8::bigint[], $9::bigint[])`, tl.p, tl.t, tl.name, tl.calls, tl.cost, tl.tokens,
-			tl.latSum, tl.latCount, tl.success)
+		b.Queue(runToolsInsertSQL, pgx.StrictNamedArgs{"project_id": tl.p, "trace_id": tl.t, "tool_name": tl.name,
+			"calls": tl.calls, "cost_nano": tl.cost, "tokens": tl.tokens, "latency_sum": tl.latSum,
+			"latency_count": tl.latCount, "success_calls": tl.success})
 	}
 	if len(rp.p) > 0 {
-		b.Queue(`INSERT INTO run_repeats (project_id, trace_id, seq, workflow, step_name, tool_name, model,
-  input_tokens, request_hash, occurrences, spend_nano, wasted_nano, first_seen, run_first_ts, run_agent, run_workflow)
-SELECT * FROM unnest($1::uuid[], $2::text[], $3::int[], $4::text[], $5::text[], $6::text[], $7::text[],
-  $8::bigint[], $9::text[], $10::bigint[], $11::bigint[], $12::bigint[], $13::timestamptz[], $14::timestamptz[],
-  $15::text[], $16::text[])`,
-			rp.p, rp.t, rp.seq, rp.workflow, rp.step, rp.tool, rp.model, rp.input, rp.hash, rp.occ, rp.spend,
-			rp.wasted, rp.first, rp.runFirst, rp.runAgent, rp.runWorkflow)
+		b.Queue(runRepeatsInsertSQL, pgx.StrictNamedArgs{"project_id": rp.p, "trace_id": rp.t, "seq": rp.seq,
+			"workflow": rp.workflow, "step_name": rp.step, "tool_name": rp.tool, "model": rp.model,
+			"input_tokens": rp.input, "request_hash": rp.hash, "occurrences": rp.occ, "spend_nano": rp.spend,
+			"wasted_nano": rp.wasted, "first_seen": rp.first, "run_first_ts": rp.runFirst, "run_agent": rp.runAgent,
+			"run_workflow": rp.runWorkflow})
 	}
 }
 
@@ -238,6 +241,7 @@ type runCols struct {
 	workflow                                                  []*string
 	first, lastEnd                                            []time.Time
 	calls, cost, tools, failed, success, tokens, depth, steps []int64
+	outcome                                                   []*bool
 }
 
 func (c *runCols) add(br builtRun) {
@@ -250,6 +254,7 @@ func (c *runCols) add(br builtRun) {
 	c.failed, c.success, c.tokens = append(c.failed, s.FailedCalls), append(c.success, s.SuccessCalls),
 		append(c.tokens, s.Tokens)
 	c.depth, c.steps = append(c.depth, s.MaxDepth), append(c.steps, s.Steps)
+	c.outcome = append(c.outcome, br.Outcome)
 }
 
 // groupCols are run_steps or run_tools columns as unnest arrays.

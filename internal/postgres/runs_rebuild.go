@@ -47,7 +47,16 @@ func (db *DB) RebuildRuns(ctx context.Context, projectID string) error {
 			if err != nil {
 				return err
 			}
+			outcomes := map[RunKey]*bool{}
 			b := &pgx.Batch{}
+			queueOutcomes(b, p, t, outcomes)
+			if err := tx.SendBatch(ctx, b).Close(); err != nil {
+				return err
+			}
+			for i := range built {
+				built[i].Outcome = outcomes[built[i].RunKey]
+			}
+			b = &pgx.Batch{}
 			queueRunInserts(b, built)
 			if err := tx.SendBatch(ctx, b).Close(); err != nil {
 				return err
