@@ -216,6 +216,7 @@ var matrix = map[string]matrixEntry{
 	"POST /settings/webhook":            {want: every(403)},
 	"POST /settings/webhook/test":       {want: every(403)},
 	"POST /settings/budget":             {want: every(403)},
+	"POST /settings/retention":          {want: every(403)},
 	"POST /settings/connections":        {want: every(403)},
 	"POST /settings/connections/sync":   {want: every(403)},
 	"POST /settings/connections/delete": {want: every(403)},

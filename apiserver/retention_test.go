@@ -17,7 +17,8 @@ func TestRetentionSettingsHideExpiredCalls(t *testing.T) {
 	var calls []event.Event
 	for id, age := range map[string]time.Duration{"new": time.Hour, "old": 40 * 24 * time.Hour} {
 		calls = append(calls, event.Event{ProjectID: p, EventID: id, AgentName: "a", Model: "m", InputTokens: 1, OutputTokens: 1,
-			TotalTokens: 2, CostNano: 5, Priced: true, Success: true, Source: "batch", Billing: "api", Timestamp: now.Add(-age)})
+			TotalTokens: 2, CostNano: 5, Priced: true, Success: true, Source: "batch", Billing: "api", Timestamp: now.Add(-age),
+			TraceID: "t-" + id, SpanID: "s-" + id})
 	}
 	if _, err := e.db.Write(context.Background(), calls, nil); err != nil {
 		t.Fatal(err)
@@ -58,5 +59,12 @@ func TestRetentionSettingsHideExpiredCalls(t *testing.T) {
 	events := l.Body["events"].([]any)
 	if len(events) != 1 || events[0].(map[string]any)["event_id"] != "new" || l.str("expired_before") != want {
 		t.Fatalf("events after a 30-day retention: %s", l.Raw)
+	}
+	trace := func(id string) string { return "/v1/analytics/traces/" + id + "?project_id=" + p }
+	if tr := e.must(e.do("GET", trace("t-new"), u.Key, nil), 200); tr.str("expired_before") != want || len(tr.Body["spans"].([]any)) != 1 {
+		t.Fatalf("a recent trace: %s", tr.Raw)
+	}
+	if tr := e.must(e.do("GET", trace("t-old"), u.Key, nil), 404); !strings.Contains(tr.Raw, "expired") || !strings.Contains(tr.Raw, want) {
+		t.Fatalf("a trace whose calls expired does not say so: %s", tr.Raw)
 	}
 }
