@@ -22,7 +22,7 @@ type settingsData struct {
 	// Retention is the project's retention of raw calls and rollups.
 	Retention wire.Retention
 	Gauge     string
-	Test    *wire.WebhookTest
+	Test      *wire.WebhookTest
 	// Connections are the provider connections, read only for a role
 	// that may change them (the API refuses the list to others).
 	Connections []wire.ConnectionRead

@@ -23,12 +23,12 @@ const ReplayWindow = 24 * time.Hour
 // replayProbe is true for an unnest row (c0 project, c1 event_id, c2 ts)
 // whose window of ReplayWindow either side crosses a month boundary and
 // holds a stored copy of its event_id. Only those rows probe (about one in
-// fifteen), and each probe reads the primary keys of the two or three
-// partitions the window covers. It is an expression, not a NOT EXISTS the
-// planner would turn into an anti-join over every partition.
+// fifteen), and each probe (llmcost_replay_stored, migration 0037) reads
+// the primary keys of the two or three partitions the window covers. It
+// is an expression, not a NOT EXISTS the planner would turn into an
+// anti-join over every partition.
 const replayProbe = `(date_trunc('month', c2 - interval '24 hours', 'UTC') <> date_trunc('month', c2 + interval '24 hours', 'UTC')
-    AND EXISTS (SELECT 1 FROM events x WHERE x.project_id = c0 AND x.event_id = c1
-      AND x.ts >= c2 - interval '24 hours' AND x.ts <= c2 + interval '24 hours'))`
+    AND llmcost_replay_stored(c0, c1, c2))`
 
 // replayLockSQL takes, before the insert statement, a transaction lock on
 // each (project, event_id) whose window crosses a month boundary, in one

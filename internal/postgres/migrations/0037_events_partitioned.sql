@@ -70,6 +70,19 @@ BEGIN
     RETURN true;
 END $$;
 
+-- llmcost_replay_stored says whether a call (p, e) is stored with a ts
+-- within 24 hours of t: the ingest's probe across a month boundary
+-- (partitions.go). A function with enable_seqscan off so each probe reads
+-- the partitions' primary keys whatever their statistics say: a month's
+-- partition fills from empty faster than autovacuum analyzes it, and a
+-- plan made while it looked empty scanned it whole for every probe (8
+-- times slower ingest near a month boundary, docs/scale.md).
+CREATE FUNCTION llmcost_replay_stored(p uuid, e text, t timestamptz) RETURNS boolean
+LANGUAGE sql STABLE SET enable_seqscan = off AS $$
+    SELECT EXISTS (SELECT 1 FROM events x WHERE x.project_id = p AND x.event_id = e
+        AND x.ts >= t - interval '24 hours' AND x.ts <= t + interval '24 hours')
+$$;
+
 -- An empty old table (a new deployment) is dropped: the month of the
 -- upgrade gets its partition like any other, and older calls go to
 -- DEFAULT until the job creates their months.
