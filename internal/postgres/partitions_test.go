@@ -205,3 +205,59 @@ func TestConcurrentReplaysAcrossPartitionsStoreOnce(t *testing.T) {
 		t.Fatalf("%d rows of %d distinct calls, writes said %d stored; want %d each", rows, distinct, total, calls)
 	}
 }
+
+// TestUpgradeAttachesTheOldTable takes a database back to before
+// migration 0037 (events one table, with calls of 2019, now, three months
+// ahead and 2099) and migrates it again: the old table becomes
+// events_legacy with its key, the future calls move to their months or
+// DEFAULT, every call is kept, and a replay of an old call is still a
+// duplicate.
+func TestUpgradeAttachesTheOldTable(t *testing.T) {
+	db := openDB(t)
+	p := newProject(t, db)
+	ctx := context.Background()
+	now := time.Now().UTC()
+	ahead := now.AddDate(0, 3, 0)
+	old := []event.Event{callAt(p, "2019", time.Date(2019, 5, 10, 0, 0, 0, 0, time.UTC)), callAt(p, "now", now),
+		callAt(p, "ahead", ahead), callAt(p, "2099", time.Date(2099, 1, 1, 0, 0, 0, 0, time.UTC))}
+	if res, err := db.Write(ctx, old, nil); err != nil || res.Stored != 4 {
+		t.Fatalf("%+v %v", res, err)
+	}
+	if _, err := db.Pool.Exec(ctx, `CREATE TABLE events_old (LIKE events INCLUDING DEFAULTS INCLUDING CONSTRAINTS);
+INSERT INTO events_old SELECT * FROM events;
+DROP TABLE events;
+DROP FUNCTION llmcost_events_partition(timestamptz);
+DROP FUNCTION llmcost_replay_stored(uuid, text, timestamptz);
+ALTER TABLE events_old RENAME TO events;
+ALTER TABLE events ADD PRIMARY KEY (project_id, event_id);
+ALTER TABLE events ADD FOREIGN KEY (project_id) REFERENCES projects (id) ON DELETE CASCADE;
+CREATE INDEX events_project_ts_idx ON events (project_id, ts DESC);
+CREATE INDEX events_project_agent_ts_lat_idx ON events (project_id, agent_name, ts DESC) INCLUDE (latency_ms);
+CREATE INDEX events_project_trace_idx ON events (project_id, trace_id) WHERE trace_id IS NOT NULL;
+CREATE INDEX events_tx_brin ON events USING brin (tx) WITH (pages_per_range = 32, autosummarize = on);
+DELETE FROM schema_migrations WHERE version = 37`); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := db.Migrate(ctx); err != nil || n != 1 {
+		t.Fatalf("migrate: %d %v", n, err)
+	}
+	want := map[string]string{"2019": "events_legacy", "now": "events_legacy", "ahead": "events_default", "2099": "events_default"}
+	for id, part := range want {
+		if got := partitionOf(t, db, p, id); got != part {
+			t.Errorf("%s is in %s after the upgrade, want %s", id, got, part)
+		}
+	}
+	var key bool
+	if err := db.Pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_constraint WHERE conname = 'events_legacy_pkey' AND contype = 'p')`).Scan(&key); err != nil || !key {
+		t.Fatalf("events_legacy kept no primary key (%v)", err)
+	}
+	if res, err := db.Write(ctx, []event.Event{callAt(p, "2019", time.Date(2019, 5, 11, 0, 0, 0, 0, time.UTC))}, nil); err != nil || res.Duplicate != 1 {
+		t.Fatalf("a replay of an old call after the upgrade: %+v %v", res, err)
+	}
+	if _, err := db.EnsureEventPartitions(ctx, now, 2); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := partitionOf(t, db, p, "ahead"), "events_p"+ahead.Format("200601"); got != want {
+		t.Fatalf("the call three months ahead is in %s after the job, want %s", got, want)
+	}
+}
