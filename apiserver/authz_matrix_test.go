@@ -135,6 +135,10 @@ var matrix = map[string]matrixEntry{
 	"PUT /v1/projects/{project_id}/webhook": {body: body(map[string]any{"url": nil}),
 		want: want(200, 200, 403, 403, 404, 404, 401, 403, 403)},
 	"GET /v1/projects/{project_id}/webhook": {want: want(200, 200, 200, 200, 404, 404, 401, 200, 403)},
+	// Retention: anyone who reads the project reads it, admins change it.
+	"GET /v1/projects/{project_id}/retention": {want: want(200, 200, 200, 200, 404, 404, 401, 200, 403)},
+	"PUT /v1/projects/{project_id}/retention": {body: body(map[string]any{"raw_days": 30, "rollup_days": nil}),
+		want: want(200, 200, 403, 403, 404, 404, 401, 401, 401)},
 	// No webhook is configured: the test is refused for those allowed to run it.
 	"POST /v1/projects/{project_id}/webhook/test": {want: want(422, 422, 403, 403, 404, 404, 401, 403, 403)},
 	// Connections are for admins; a key that is not an admin key is
@@ -212,6 +216,7 @@ var matrix = map[string]matrixEntry{
 	"POST /settings/webhook":            {want: every(403)},
 	"POST /settings/webhook/test":       {want: every(403)},
 	"POST /settings/budget":             {want: every(403)},
+	"POST /settings/retention":          {want: every(403)},
 	"POST /settings/connections":        {want: every(403)},
 	"POST /settings/connections/sync":   {want: every(403)},
 	"POST /settings/connections/delete": {want: every(403)},

@@ -95,7 +95,7 @@ func (b *browser) must(p page, status int, has ...string) page {
 	return p
 }
 
-var settingsActions = []string{`id="invite-form"`, `id="rotate-form"`, `id="webhook-form"`, `id="budget-form"`, `id="connection-form"`}
+var settingsActions = []string{`id="invite-form"`, `id="rotate-form"`, `id="webhook-form"`, `id="budget-form"`, `id="connection-form"`, `id="retention-form"`}
 
 func TestDashboardAccess(t *testing.T) {
 	m := &matrixEnv{env: newEnv(t), users: map[principal]user{}}
@@ -196,6 +196,9 @@ func TestDashboardForms(t *testing.T) {
 		"Budget saved.", `class="chart gauge"`, "90%", `class="projection"`)
 	b.must(b.get("/?project="+proj), 200, `id="budget-forecast"`, "Projected by the month", `class="projection"`)
 	b.must(b.post("/settings/budget", url.Values{"project": {proj}, "budget": {"-1"}}), 422, "budget: must be a positive number")
+	b.must(b.post("/settings/retention", url.Values{"project": {proj}, "raw_days": {"90"}, "rollup_days": {""}}), 200,
+		"Retention saved.", "Raw calls are kept 90 days (this project)", `id="raw-expired-before"`)
+	b.must(b.post("/settings/retention", url.Values{"project": {proj}, "raw_days": {"0"}}), 422, "raw_days: must be from 1")
 	b.must(b.post("/settings/webhook", url.Values{"project": {proj}, "url": {"http://example.com/hook"}, "secret": {"0123456789abcdef"}}), 422, "url")
 
 	// Signing out ends the API session the cookies carried.

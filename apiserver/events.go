@@ -23,8 +23,14 @@ func (s *Server) listEvents(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	project := callerOf(r).ProjectID
+	ret, err := s.DB.Retention(r.Context(), project)
+	if err != nil {
+		return err
+	}
+	expired := ret.RawExpiredBefore(s.Now())
 	events, more, err := s.DB.ListEvents(r.Context(), postgres.EventFilter{
-		ProjectID: callerOf(r).ProjectID, AgentName: q.Get("agent_name"), Limit: limit, Offset: offset})
+		ProjectID: project, AgentName: q.Get("agent_name"), Limit: limit, Offset: offset, ExpiredBefore: expired})
 	if err != nil {
 		return err
 	}
@@ -32,7 +38,8 @@ func (s *Server) listEvents(w http.ResponseWriter, r *http.Request) error {
 	for i := range events {
 		out[i] = newEventJSON(&events[i])
 	}
-	return ok(w, http.StatusOK, wire.EventList{Events: out, Limit: limit, Offset: offset, HasMore: more})
+	return ok(w, http.StatusOK, wire.EventList{Events: out, Limit: limit, Offset: offset, HasMore: more,
+		ExpiredBefore: expiredTS(expired)})
 }
 
 // intParam reads an optional integer query parameter within [lo, hi].

@@ -109,6 +109,8 @@ func (s *Server) originRoutes() []route {
 		del("/v1/projects/{project_id}/guardrails/{agent_name}", memberOrKey(access.EditProject), s.deleteGuardrail),
 		put("/v1/projects/{project_id}/budget", memberOrKey(access.EditProject), s.putBudget),
 		get("/v1/projects/{project_id}/budget-state", memberOrKey(access.ViewAnalytics), read(s.getBudgetState)),
+		get("/v1/projects/{project_id}/retention", memberOrKey(access.ViewAnalytics), read(s.getRetention)),
+		put("/v1/projects/{project_id}/retention", memberWith(access.EditProject), s.putRetention),
 		put("/v1/projects/{project_id}/webhook", memberOrKey(access.EditProject), s.putWebhook),
 		get("/v1/projects/{project_id}/webhook", memberOrKey(access.ViewAnalytics), read(s.getWebhook)),
 		post("/v1/projects/{project_id}/webhook/test", memberOrKey(access.EditProject), read(s.testWebhook)),

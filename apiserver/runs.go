@@ -1,12 +1,14 @@
 package apiserver
 
 import (
+	"errors"
 	"net/http"
 
 	"github.com/gorilla/mux"
 
 	"github.com/llmcost/llmcost/apiserver/wire"
 	"github.com/llmcost/llmcost/internal/analytics"
+	"github.com/llmcost/llmcost/internal/apierr"
 	"github.com/llmcost/llmcost/internal/postgres"
 	"github.com/llmcost/llmcost/internal/reports"
 )
@@ -127,10 +129,27 @@ func (s *Server) analyticsTraces(r *http.Request) ([]wire.TraceRow, error) {
 // parent ids, depth and step index, and the outcome; a run with only an
 // outcome has no spans; a trace not in the project is 404.
 func (s *Server) analyticsTrace(r *http.Request) (wire.TraceDetail, error) {
-	id := mux.Vars(r)["trace_id"]
-	tr, err := s.DB.ReadTrace(r.Context(), callerOf(r).ProjectID, id)
+	id, project := mux.Vars(r)["trace_id"], callerOf(r).ProjectID
+	ret, err := s.DB.Retention(r.Context(), project)
 	if err != nil {
 		return wire.TraceDetail{}, err
 	}
-	return traceDetail(id, tr), nil
+	expired := ret.RawExpiredBefore(s.Now())
+	tr, err := s.DB.ReadTrace(r.Context(), project, id)
+	if err == nil && expired != nil && tr.Run != nil && tr.Run.Summary.FirstTS.Before(*expired) {
+		// Expired for this project, if not yet dropped (a shorter
+		// retention than the deployment's longest).
+		err = apierr.Newf(apierr.NotFound, "trace %q not found in this project", id)
+	}
+	if e := (*apierr.Error)(nil); expired != nil && errors.As(err, &e) && e.Code == apierr.NotFound {
+		// A run older than the retention is gone with its calls: say so.
+		return wire.TraceDetail{}, e.WithHint("this project's raw calls before " + ts(*expired) +
+			" have expired (its retention): a run that started before has no detail left")
+	}
+	if err != nil {
+		return wire.TraceDetail{}, err
+	}
+	d := traceDetail(id, tr)
+	d.ExpiredBefore = expiredTS(expired)
+	return d, nil
 }

@@ -127,6 +127,14 @@ func (c client) putBudget(projectID string, req wire.BudgetRequest) error {
 	return c.send(http.MethodPut, "/v1/projects/{project_id}/budget", project(projectID), req)
 }
 
+func (c client) retention(projectID string) (wire.Retention, error) {
+	return call[wire.Retention](c, http.MethodGet, "/v1/projects/{project_id}/retention", project(projectID), nil, nil)
+}
+
+func (c client) putRetention(projectID string, req wire.RetentionRequest) error {
+	return c.send(http.MethodPut, "/v1/projects/{project_id}/retention", project(projectID), req)
+}
+
 func (c client) members(projectID string) (wire.MemberList, error) {
 	return call[wire.MemberList](c, http.MethodGet, "/v1/projects/{project_id}/members", project(projectID), nil, nil)
 }

@@ -141,6 +141,7 @@ func (d *Dashboard) Routes() []Route {
 		form("/settings/webhook", d.settingsForm(d.webhookForm)),
 		form("/settings/webhook/test", d.settingsForm(d.webhookTestForm)),
 		form("/settings/budget", d.settingsForm(d.budgetForm)),
+		form("/settings/retention", d.settingsForm(d.retentionForm)),
 		form("/settings/connections", d.settingsForm(d.connectForm)),
 		form("/settings/connections/sync", d.settingsForm(d.connectionSyncForm)),
 		form("/settings/connections/delete", d.settingsForm(d.disconnectForm)),

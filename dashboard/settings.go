@@ -12,15 +12,17 @@ import (
 )
 
 // Settings: members and invitations, key rotation, the webhook, the
-// budget and provider connections. Each form is the matching API write: a viewer is refused by the
+// budget, the retention and provider connections. Each form is the matching API write: a viewer is refused by the
 // route's own guard (and is shown no form at all).
 
 type settingsData struct {
 	Members []wire.Member
 	Webhook wire.Webhook
 	Budget  wire.BudgetState
-	Gauge   string
-	Test    *wire.WebhookTest
+	// Retention is the project's retention of raw calls and rollups.
+	Retention wire.Retention
+	Gauge     string
+	Test      *wire.WebhookTest
 	// Connections are the provider connections, read only for a role
 	// that may change them (the API refuses the list to others).
 	Connections []wire.ConnectionRead
@@ -42,7 +44,8 @@ func (pd *dash) settings(test *wire.WebhookTest) (string, any, error) {
 	id := pd.pg.ProjectID
 	if err := all(into(&members, func() (wire.MemberList, error) { return pd.api.members(id) }),
 		into(&data.Webhook, func() (wire.Webhook, error) { return pd.api.webhook(id) }),
-		into(&data.Budget, func() (wire.BudgetState, error) { return pd.api.budgetState(id) })); err != nil {
+		into(&data.Budget, func() (wire.BudgetState, error) { return pd.api.budgetState(id) }),
+		into(&data.Retention, func() (wire.Retention, error) { return pd.api.retention(id) })); err != nil {
 		return "", nil, err
 	}
 	data.Members = members.Members

@@ -8,6 +8,9 @@ type EventList struct {
 	Limit   int     `json:"limit"`
 	Offset  int     `json:"offset"`
 	HasMore bool    `json:"has_more"`
+	// ExpiredBefore says that the project's calls before this instant
+	// have expired (its retention) and are not listed; null: none has.
+	ExpiredBefore *string `json:"expired_before"`
 }
 
 // Event is the listed form of an event: the ingest fields plus how it

@@ -124,4 +124,8 @@ type TraceDetail struct {
 	DurationMS int64         `json:"duration_ms"`
 	Outcome    *TraceOutcome `json:"outcome"`
 	Spans      []SpanRow     `json:"spans"`
+	// ExpiredBefore says that the project's raw calls before this instant
+	// have expired (its retention): a run older than it has no spans left.
+	// Null: none has.
+	ExpiredBefore *string `json:"expired_before"`
 }

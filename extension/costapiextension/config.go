@@ -96,6 +96,14 @@ type Config struct {
 	Webhooks WebhooksConfig `mapstructure:"webhooks"`
 	// Reconciliation configures the comparison with the providers' bills.
 	Reconciliation ReconciliationConfig `mapstructure:"reconciliation"`
+	// RawRetentionDays is how long raw calls are kept unless a project
+	// says otherwise (1–3650 days; 0 keeps them forever): the job drops
+	// whole months once every project's calls in them have expired
+	// (docs/scale.md, "Retention").
+	RawRetentionDays int `mapstructure:"raw_retention_days"`
+	// RollupRetentionDays is the deployment's retention of rollups, run
+	// totals and budget counters (1–3650 days; 0 keeps them).
+	RollupRetentionDays int `mapstructure:"rollup_retention_days"`
 }
 
 // BackpressureConfig bounds the mergers' backlogs (docs/analytics.md,
@@ -168,6 +176,14 @@ func (c *Config) Validate() error {
 	}
 	if c.Backpressure.MaxRunBacklog < 0 {
 		errs = append(errs, fmt.Errorf("backpressure.max_run_backlog: must be ≥ 0 (0: unbounded), got %d", c.Backpressure.MaxRunBacklog))
+	}
+	for _, r := range []struct {
+		key  string
+		days int
+	}{{"raw_retention_days", c.RawRetentionDays}, {"rollup_retention_days", c.RollupRetentionDays}} {
+		if r.days != 0 && (r.days < 1 || r.days > 3650) {
+			errs = append(errs, fmt.Errorf("%s: must be 0 (keep forever) or from 1 (a day) to 3650 (ten years), got %d", r.key, r.days))
+		}
 	}
 	if c.WorkNice < 0 || c.WorkNice > 19 {
 		errs = append(errs, fmt.Errorf("work_nice: must be between 0 and 19, got %d", c.WorkNice))

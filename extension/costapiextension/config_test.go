@@ -48,6 +48,8 @@ func TestConfigDecodesEverySetting(t *testing.T) {
 		t.Fatalf("rollup_merge_interval: %s", cfg.RollupMergeInterval)
 	case cfg.Backpressure != BackpressureConfig{MaxMergeBacklog: 5000, MaxRunBacklog: 0, MaxConcurrentWrites: 3}:
 		t.Fatalf("backpressure: %+v", cfg.Backpressure)
+	case cfg.RawRetentionDays != 90 || cfg.RollupRetentionDays != 3650:
+		t.Fatalf("retention: %d %d", cfg.RawRetentionDays, cfg.RollupRetentionDays)
 	}
 }
 
@@ -57,7 +59,8 @@ func TestConfigValidateNamesEachBadField(t *testing.T) {
 		t.Fatal("invalid config accepted")
 	}
 	for _, field := range []string{"http.endpoint", "data_dir", "rate_limit.requests", "rate_limit.window",
-		"rollup_merge_interval", "backpressure.max_merge_backlog", "backpressure.max_run_backlog", "backpressure.max_concurrent_writes"} {
+		"rollup_merge_interval", "backpressure.max_merge_backlog", "backpressure.max_run_backlog", "backpressure.max_concurrent_writes",
+		"raw_retention_days", "rollup_retention_days"} {
 		if !strings.Contains(err.Error(), field) {
 			t.Errorf("error does not name %s: %v", field, err)
 		}

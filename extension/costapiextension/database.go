@@ -50,6 +50,7 @@ func (e *Extension) openDB(ctx context.Context, url string) error {
 		return err
 	}
 	db := e.db
+	db.RawRetentionDays, db.RollupRetentionDays = e.cfg.RawRetentionDays, e.cfg.RollupRetentionDays
 	if err := db.OpenWork(ctx, url, e.cfg.Backpressure.concurrentWrites(), e.cfg.WorkNice, e.renicedOnce(log, "ingest", e.cfg.WorkNice)); err != nil {
 		return err
 	}

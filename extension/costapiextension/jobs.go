@@ -79,7 +79,8 @@ func (e *Extension) startJobs(ctx context.Context, mailer mail.Sender) error {
 		Sync: e.sync, SyncTimeout: p.SyncTimeout,
 		Sweeper: e.db, SweepInterval: j.SweepInterval, RateWindow: e.cfg.RateLimit.Window,
 		DB: e.db, Webhooks: hooks, WebhookAttempts: e.cfg.Webhooks.Attempts,
-		PollOnly: e.db.Pooled(), SpendWatch: &jobs.SpendWatch{DB: e.db, Now: time.Now, Log: e.set.Logger}}
+		PollOnly: e.db.Pooled(), SpendWatch: &jobs.SpendWatch{DB: e.db, Now: time.Now, Log: e.set.Logger},
+		RawStorage: e.db, RawStorageInterval: jobs.DefaultRawStorageInterval}
 	if cfg.Providers, err = e.providerSync(); err != nil {
 		return err
 	}

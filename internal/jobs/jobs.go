@@ -76,6 +76,11 @@ type Config struct {
 	// projects spending this month every SpendWatchTick, on one instance
 	// at a time, and alerts each once.
 	SpendWatch *SpendWatch
+	// RawStorage, with RawStorageInterval > 0, creates events' partitions
+	// ahead and drops those retention expired, as a periodic job: at
+	// start, then every RawStorageInterval, on one instance at a time.
+	RawStorage         RawStorage
+	RawStorageInterval time.Duration
 }
 
 // Runner enqueues and works jobs.
@@ -106,6 +111,7 @@ func New(cfg Config) (*Runner, error) {
 	river.AddWorker(workers, &webhookWorker{db: cfg.DB, client: cfg.Webhooks, log: cfg.Logger})
 	river.AddWorker(workers, &providerSyncWorker{sync: cfg.Providers})
 	river.AddWorker(workers, &spendWatchWorker{watch: cfg.SpendWatch})
+	river.AddWorker(workers, &rawStorageWorker{db: cfg.RawStorage, log: cfg.Logger, now: time.Now})
 	purge := &purgeWorker{log: cfg.Logger}
 	if cfg.DB != nil {
 		purge.db = cfg.DB
@@ -129,6 +135,9 @@ func New(cfg Config) (*Runner, error) {
 	}
 	if cfg.Sweeper != nil && cfg.SweepInterval > 0 {
 		rc.PeriodicJobs = append(rc.PeriodicJobs, sweepPeriodic(cfg.SweepInterval))
+	}
+	if cfg.RawStorage != nil && cfg.RawStorageInterval > 0 {
+		rc.PeriodicJobs = append(rc.PeriodicJobs, rawStoragePeriodic(cfg.RawStorageInterval))
 	}
 	if cfg.Providers != nil {
 		rc.PeriodicJobs = append(rc.PeriodicJobs, providerSyncPeriodic(ProviderSyncTick))

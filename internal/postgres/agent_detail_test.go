@@ -35,13 +35,20 @@ func TestUpgradeFillsRunStepFacts(t *testing.T) {
 	}
 	if _, err := db.Pool.Exec(ctx, `ALTER TABLE run_steps DROP COLUMN agent_name, DROP COLUMN first_ts,
   DROP COLUMN tool_calls, DROP COLUMN models;
-DROP INDEX events_project_agent_ts_lat_idx;
+ALTER TABLE events RENAME TO events_partitioned;
+ALTER INDEX events_project_agent_ts_lat_idx RENAME TO events_partitioned_lat_idx;
+CREATE TABLE events AS SELECT * FROM events_partitioned;
 CREATE INDEX events_project_agent_ts_idx ON events (project_id, agent_name, ts DESC);
 DELETE FROM schema_migrations WHERE version = 21`); err != nil {
 		t.Fatal(err)
 	}
+	// 0021 runs on an events table as it was then (unpartitioned: 0037).
 	if n, err := db.Migrate(ctx); err != nil || n != 1 {
 		t.Fatalf("migrate: %d %v", n, err)
+	}
+	if _, err := db.Pool.Exec(ctx, `DROP TABLE events; ALTER TABLE events_partitioned RENAME TO events;
+ALTER INDEX events_partitioned_lat_idx RENAME TO events_project_agent_ts_lat_idx`); err != nil {
+		t.Fatal(err)
 	}
 	if got := readRunTables(t, db, p)["run_steps"]; !reflect.DeepEqual(got, want) {
 		t.Fatalf("run_steps after the upgrade\n got %s\nwant %s", strings.Join(got, "\n"), strings.Join(want, "\n"))

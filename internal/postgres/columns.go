@@ -157,8 +157,10 @@ func selectList() string {
 }
 
 // unnestInsert is the INSERT … SELECT FROM unnest(…) of a batch of events,
-// in (project_id, event_id) order, skipping duplicates; RETURNING is the
-// caller's. Each column is one array parameter named after it
+// in (project_id, event_id) order, skipping duplicates: those of the
+// partition a row lands in by its primary key (ON CONFLICT without a
+// target takes the routed partition's), those in a neighbouring month by
+// replayProbe (partitions.go); RETURNING is the caller's. Each column is one array parameter named after it
 // (columnArgs).
 func unnestInsert() string {
 	params := make([]string, len(eventCols))
@@ -183,9 +185,10 @@ func unnestInsert() string {
 	return fmt.Sprintf(`INSERT INTO events (%s)
   SELECT %s
   FROM unnest(%s) AS t(%s)
+  WHERE NOT %s
   ORDER BY c0, c1
-  ON CONFLICT (project_id, event_id) DO NOTHING`, columnNames(), strings.Join(exprs, ", "),
-		strings.Join(params, ", "), strings.Join(aliases, ", "))
+  ON CONFLICT DO NOTHING`, columnNames(), strings.Join(exprs, ", "),
+		strings.Join(params, ", "), strings.Join(aliases, ", "), replayProbe)
 }
 
 // columnArgs turns events into one array argument per column, named

@@ -72,6 +72,11 @@ type DB struct {
 	// committed: the back-pressure gate counts them until its next reading
 	// of the merge lag.
 	OnStored func(projectID string, calls, runs int64)
+	// RawRetentionDays and RollupRetentionDays are the deployment's
+	// retention (raw_retention_days, rollup_retention_days), set before
+	// serving; 0 keeps forever. A project's own setting overrides them
+	// (retention.go).
+	RawRetentionDays, RollupRetentionDays int
 }
 
 // Open connects to url with a bounded pool. A pool that cannot hand out a

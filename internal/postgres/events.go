@@ -75,6 +75,7 @@ func (db *DB) WriteWith(ctx context.Context, hook WriteHook, events []event.Even
 	}
 	args := columnArgs(events)
 	args["outcome_project_id"], args["outcome_trace_id"], args["outcome_success"], args["outcome_label"] = op, ot, os, ol
+	lockProjects, lockIDs := replayLockKeys(events)
 	var wants []RunTotalsRequest
 	if w, ok := hook.(RunTotalsWanter); ok {
 		wants = w.WantRunTotals(events)
@@ -84,7 +85,7 @@ func (db *DB) WriteWith(ctx context.Context, hook WriteHook, events []event.Even
 	err := db.ingestTx(ctx, func(conn *pgxpool.Conn) (*WriteTx, error) {
 		sp = spendArrays{}
 		var versions []string
-		pre, err := insert(ctx, conn, args, wants, hook != nil, &res, &sp, &versions)
+		pre, err := insert(ctx, conn, args, replayLocks{lockProjects, lockIDs}, wants, hook != nil, &res, &sp, &versions)
 		if err != nil || hook == nil || res.Stored == 0 {
 			return nil, err
 		}
@@ -123,15 +124,22 @@ func (db *DB) tellStored(events []event.Event, stored, marked int64) {
 	}
 }
 
-// insert opens the ingest transaction and runs the insert statement and,
+// replayLocks are the (project, event_id) pairs replayLockSQL locks.
+type replayLocks struct{ projects, ids []string }
+
+// insert opens the ingest transaction, takes the replay locks (if any:
+// partitions.go), and runs the insert statement and,
 // in the same round trip, the run totals statements the hook asked for
 // (each reads in a snapshot taken after the insert, so the totals include
 // the batch) and, for a hook, the savepoint its deferred statements roll
 // back to (ingest_tx.go).
-func insert(ctx context.Context, conn *pgxpool.Conn, args pgx.StrictNamedArgs, wants []RunTotalsRequest, hooked bool, res *WriteResult,
-	sp *spendArrays, versions *[]string) (map[string]PrefetchedTotals, error) {
+func insert(ctx context.Context, conn *pgxpool.Conn, args pgx.StrictNamedArgs, locks replayLocks, wants []RunTotalsRequest, hooked bool,
+	res *WriteResult, sp *spendArrays, versions *[]string) (map[string]PrefetchedTotals, error) {
 	b := &pgx.Batch{}
 	b.Queue(beginSQL)
+	if len(locks.ids) > 0 {
+		b.Queue(replayLockSQL, locks.projects, locks.ids)
+	}
 	b.Queue(insertSQL, args)
 	for _, w := range wants {
 		b.Queue(runTotalsSQL, w.ProjectID, w.TraceIDs)
@@ -141,6 +149,9 @@ func insert(ctx context.Context, conn *pgxpool.Conn, args pgx.StrictNamedArgs, w
 	}
 	br := conn.SendBatch(ctx, b)
 	_, err := br.Exec()
+	if err == nil && len(locks.ids) > 0 {
+		_, err = br.Exec()
+	}
 	if err == nil {
 		err = br.QueryRow().Scan(&res.Stored, &res.Outcomes, &res.Marked, &sp.projects, &sp.months, &sp.after, &sp.delta, versions)
 	}

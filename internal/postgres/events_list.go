@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"time"
 
 	"github.com/llmcost/llmcost/internal/event"
 )
@@ -12,18 +13,21 @@ type EventFilter struct {
 	AgentName string
 	Limit     int
 	Offset    int
+	// ExpiredBefore hides the calls before it (the project's retention:
+	// Retention.RawExpiredBefore); nil hides none.
+	ExpiredBefore *time.Time
 }
 
 var listEventsSQL = `
 SELECT ` + selectList() + `
 FROM events
-WHERE project_id = $1 AND ($2 = '' OR agent_name = $2)
+WHERE project_id = $1 AND ($2 = '' OR agent_name = $2) AND ($5::timestamptz IS NULL OR ts >= $5)
 ORDER BY ts DESC, event_id
 LIMIT $3 OFFSET $4`
 
 // ListEvents returns one page of events and whether more follow.
 func (db *DB) ListEvents(ctx context.Context, f EventFilter) ([]event.Event, bool, error) {
-	rows, err := db.Pool.Query(ctx, listEventsSQL, f.ProjectID, f.AgentName, f.Limit+1, f.Offset)
+	rows, err := db.Pool.Query(ctx, listEventsSQL, f.ProjectID, f.AgentName, f.Limit+1, f.Offset, f.ExpiredBefore)
 	if err != nil {
 		return nil, false, translate(err, "events")
 	}

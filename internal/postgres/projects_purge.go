@@ -22,8 +22,10 @@ import (
 
 // purgeTable is one table a purge deletes from.
 type purgeTable struct {
-	// quoted is the schema-qualified name, name the bare one.
-	quoted, name string
+	// quoted is the schema-qualified name, name the bare one, root the
+	// partitioned table a partition belongs to (else name), which places
+	// it in purgeFirst.
+	quoted, name, root string
 	// referenced: another table's foreign key references this one.
 	referenced bool
 	// keys are the primary key's columns after project_id (quoted) and
@@ -39,6 +41,7 @@ type purgeTable struct {
 // it, and its primary key's columns: a table added later is purged too,
 // with no list to keep.
 const purgeTablesSQL = `SELECT format('%I.%I', n.nspname, c.relname), c.relname,
+  coalesce((SELECT r.relname FROM pg_class r WHERE r.oid = pg_partition_root(c.oid)), c.relname),
   EXISTS (SELECT 1 FROM pg_constraint f WHERE f.contype = 'f' AND f.confrelid = c.oid AND f.conrelid <> c.oid),
   coalesce(k.cols, '{}'), coalesce(k.types, '{}')
 FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
@@ -69,7 +72,7 @@ func (db *DB) purgeTables(ctx context.Context) ([]purgeTable, error) {
 	}
 	ts, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (purgeTable, error) {
 		var t purgeTable
-		err := r.Scan(&t.quoted, &t.name, &t.referenced, &t.keys, &t.types)
+		err := r.Scan(&t.quoted, &t.name, &t.root, &t.referenced, &t.keys, &t.types)
 		if len(t.keys) > 0 && t.keys[0] == "project_id" {
 			t.keys, t.types = t.keys[1:], t.types[1:]
 		} else {
@@ -81,7 +84,7 @@ func (db *DB) purgeTables(ctx context.Context) ([]purgeTable, error) {
 		return nil, err
 	}
 	rank := func(t purgeTable) int {
-		if i := slices.Index(purgeFirst, t.name); i >= 0 {
+		if i := slices.Index(purgeFirst, t.root); i >= 0 {
 			return i
 		}
 		if t.referenced {

@@ -21,7 +21,7 @@ var (
 	// migrations, the rollup merger's state, rate-limit windows keyed by
 	// credential, one-off backfills, and the job runner's tables.
 	localTables = []string{"schema_migrations", "rollup_state", "rate_limit_windows", "rate_limit_logs",
-		"pending_backfills"}
+		"pending_backfills", "raw_expiry"}
 	// localPrefixes name families of local tables (River's).
 	localPrefixes = []string{"river_"}
 )

@@ -1,0 +1,70 @@
+package apiserver
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/llmcost/llmcost/internal/event"
+)
+
+func TestRetentionSettingsHideExpiredCalls(t *testing.T) {
+	e := newEnv(t)
+	u := e.register("retention")
+	p, path := u.ProjectID, "/v1/projects/"+u.ProjectID+"/retention"
+	now := e.clock.Now()
+	var calls []event.Event
+	for id, age := range map[string]time.Duration{"new": time.Hour, "old": 40 * 24 * time.Hour} {
+		calls = append(calls, event.Event{ProjectID: p, EventID: id, AgentName: "a", Model: "m", InputTokens: 1, OutputTokens: 1,
+			TotalTokens: 2, CostNano: 5, Priced: true, Success: true, Source: "batch", Billing: "api", Timestamp: now.Add(-age),
+			TraceID: "t-" + id, SpanID: "s-" + id})
+	}
+	if _, err := e.db.Write(context.Background(), calls, nil); err != nil {
+		t.Fatal(err)
+	}
+
+	r := e.must(e.do("GET", path, u.Key, nil), 200)
+	for _, k := range []string{"raw_days", "rollup_days", "default_raw_days", "default_rollup_days", "raw_expired_before"} {
+		if v, ok := r.Body[k]; !ok || v != nil {
+			t.Fatalf("%s of a new project on a keep-forever deployment: %s", k, r.Raw)
+		}
+	}
+	if l := e.must(e.do("GET", "/v1/events", u.Key, nil), 200); len(l.Body["events"].([]any)) != 2 || l.Body["expired_before"] != nil {
+		t.Fatalf("events kept forever: %s", l.Raw)
+	}
+
+	// Refused with the field and the rule; nothing applied, not even the
+	// valid half.
+	for field, bad := range map[string]map[string]any{
+		"raw_days":    {"raw_days": 0, "rollup_days": 400},
+		"rollup_days": {"raw_days": 30, "rollup_days": 3651},
+	} {
+		r := e.must(e.do("PUT", path, u.Access, bad), 422)
+		if !strings.Contains(r.Raw, field) || !strings.Contains(r.Raw, "3650") {
+			t.Fatalf("refusal of %v does not name %s and the rule: %s", bad, field, r.Raw)
+		}
+	}
+	if r := e.must(e.do("GET", path, u.Access, nil), 200); r.Body["raw_days"] != nil || r.Body["rollup_days"] != nil {
+		t.Fatalf("a refused request changed the settings: %s", r.Raw)
+	}
+	e.must(e.do("PUT", path, u.Key, map[string]any{"raw_days": 30}), 401)
+
+	r = e.must(e.do("PUT", path, u.Access, map[string]any{"raw_days": 30, "rollup_days": nil}), 200)
+	want := now.Add(-30 * 24 * time.Hour).UTC().Format(time.RFC3339Nano)
+	if r.Body["raw_days"] != 30.0 || r.Body["rollup_days"] != nil || r.str("raw_expired_before") != want {
+		t.Fatalf("raw_days 30: %s (want raw_expired_before %s)", r.Raw, want)
+	}
+	l := e.must(e.do("GET", "/v1/events", u.Key, nil), 200)
+	events := l.Body["events"].([]any)
+	if len(events) != 1 || events[0].(map[string]any)["event_id"] != "new" || l.str("expired_before") != want {
+		t.Fatalf("events after a 30-day retention: %s", l.Raw)
+	}
+	trace := func(id string) string { return "/v1/analytics/traces/" + id + "?project_id=" + p }
+	if tr := e.must(e.do("GET", trace("t-new"), u.Key, nil), 200); tr.str("expired_before") != want || len(tr.Body["spans"].([]any)) != 1 {
+		t.Fatalf("a recent trace: %s", tr.Raw)
+	}
+	if tr := e.must(e.do("GET", trace("t-old"), u.Key, nil), 404); !strings.Contains(tr.Raw, "expired") || !strings.Contains(tr.Raw, want) {
+		t.Fatalf("a trace whose calls expired does not say so: %s", tr.Raw)
+	}
+}

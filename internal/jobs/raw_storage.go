@@ -1,0 +1,73 @@
+package jobs
+
+import (
+	"context"
+	"time"
+
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
+	"go.uber.org/zap"
+
+	"github.com/llmcost/llmcost/internal/postgres"
+)
+
+// DefaultRawStorageInterval is how often events' partitions are created
+// ahead and expired ones dropped.
+const DefaultRawStorageInterval = time.Hour
+
+// RawMonthsAhead is how many months after the current one have their
+// partitions ready: two, so that a run missed for weeks still finds the
+// next month created.
+const RawMonthsAhead = 2
+
+// RawStorage keeps events' partitions (docs/scale.md, "Partitioned
+// calls"); postgres.DB is one.
+type RawStorage interface {
+	EnsureEventPartitions(ctx context.Context, now time.Time, ahead int) (int, error)
+	ExpireRawCalls(ctx context.Context, now time.Time) (postgres.Expired, error)
+}
+
+// RawStorageArgs is the periodic partition and retention run.
+type RawStorageArgs struct{}
+
+// Kind implements river.JobArgs.
+func (RawStorageArgs) Kind() string { return "raw_storage" }
+
+// rawStoragePeriodic inserts a run at start and every interval, on the
+// leader only and never while one is queued or running: one run at a
+// time across all instances. A failed run is not retried; the next is.
+func rawStoragePeriodic(interval time.Duration) *river.PeriodicJob {
+	return river.NewPeriodicJob(river.PeriodicInterval(interval), func() (river.JobArgs, *river.InsertOpts) {
+		return RawStorageArgs{}, &river.InsertOpts{MaxAttempts: 1, UniqueOpts: river.UniqueOpts{ByState: []rivertype.JobState{
+			rivertype.JobStateAvailable, rivertype.JobStatePending, rivertype.JobStateRunning,
+			rivertype.JobStateRetryable, rivertype.JobStateScheduled}}}
+	}, &river.PeriodicJobOpts{ID: "raw_storage", RunOnStart: true})
+}
+
+// rawStorageWorker runs one partition and retention pass.
+type rawStorageWorker struct {
+	river.WorkerDefaults[RawStorageArgs]
+	db  RawStorage
+	log *zap.Logger
+	now func() time.Time
+}
+
+// Work creates the partitions ahead (and those of calls DEFAULT holds),
+// then drops the expired ones: creation first, so DEFAULT's old calls are
+// in a partition the same run may drop.
+func (w *rawStorageWorker) Work(ctx context.Context, _ *river.Job[RawStorageArgs]) error {
+	now := w.now()
+	created, err := w.db.EnsureEventPartitions(ctx, now, RawMonthsAhead)
+	if err != nil {
+		return err
+	}
+	exp, err := w.db.ExpireRawCalls(ctx, now)
+	if err != nil {
+		return err
+	}
+	if created > 0 || len(exp.Partitions) > 0 {
+		w.log.Info("raw call partitions", zap.Int("created", created), zap.Strings("dropped", exp.Partitions),
+			zap.Time("expired_before", exp.Before))
+	}
+	return nil
+}
