@@ -25,7 +25,23 @@ var reportReads = []string{"by_key.sql", "by_bucket.sql", "by_key_bucket.sql", "
 type windowVariant struct {
 	report, dim        string
 	filtered, perAgent bool
+	// tag: a read narrowed to a tag's value (tagFilter) or by a tag's
+	// values (tagBy, dim "tag"), from the tag rollups.
+	tag tagRead
 }
+
+// tagRead is how a report read involves a tag.
+type tagRead int
+
+const (
+	noTag tagRead = iota
+	tagFilter
+	tagBy
+)
+
+// tagValueOf is a raw event's (alias e) value of the read's tag, as the
+// tag rollups count it (NULL when they do not count the event yet).
+const tagValueOf = "llmcost_tag_of(e.project_id, @tag, e.metadata, e.tx, e.ts, @max_tag_values)"
 
 // windowSQLs are the texts of every report read, filled once: they are
 // few and fixed, so pgx caches one prepared statement each.
@@ -33,15 +49,37 @@ var windowSQLs = func() map[windowVariant]string {
 	out := map[windowVariant]string{}
 	for _, report := range reportReads {
 		for dim := range rawKeys {
-			for _, v := range []windowVariant{{report, dim, false, false}, {report, dim, true, false}, {report, dim, false, true}} {
+			for _, v := range []windowVariant{{report, dim, false, false, noTag}, {report, dim, true, false, noTag}, {report, dim, false, true, noTag}} {
 				if !v.perAgent || dim == "model" {
 					out[v] = fillSQL(mustQuery(report), map[string]string{"window": windowPart(v)})
 				}
 			}
+			v := windowVariant{report: report, dim: dim, tag: tagFilter}
+			out[v] = fillSQL(mustQuery(report), map[string]string{"window": tagWindowPart(v)})
 		}
+		v := windowVariant{report: report, dim: "tag", tag: tagBy}
+		out[v] = fillSQL(mustQuery(report), map[string]string{"window": tagWindowPart(v)})
 	}
 	return out
 }()
+
+// tagWindowPart is window.sql over the tag rollups: a tag filter reads
+// the rows of one value of the tag by v.dim, by/tag.<key> (v.dim "tag")
+// every value's totals keyed by value. There are no weekly tag rows
+// (segmentsFor reads whole weeks as days): the weekly part reads the
+// daily table over an empty span.
+func tagWindowPart(v windowVariant) string {
+	parts := map[string]string{"hour_table": "rollup_tag_hour", "day_table": "rollup_tag_day",
+		"week_table": "rollup_tag_day"}
+	if v.tag == tagBy {
+		parts["rollup_dim"], parts["rollup_agent"], parts["rollup_key"] = "dim = 'tag'", "tag = @tag", "value"
+		parts["raw_agent"], parts["raw_key"] = "true", tagValueOf
+	} else {
+		parts["rollup_agent"] = "tag = @tag AND value = @tag_value"
+		parts["raw_agent"], parts["raw_key"] = tagValueOf+" = @tag_value", rawKeys[v.dim]
+	}
+	return fillSQL(queryBody("window.sql"), parts)
+}
 
 // windowPart is window.sql for v: the all-agents rows by default; with
 // perAgent every agent's rows, keyed by agent and key (agentKeySep between
@@ -68,8 +106,25 @@ func windowSQL(report, dim string, filtered, perAgent bool) string {
 	if perAgent {
 		filtered = false
 	}
-	return windowSQLs[windowVariant{report, dim, filtered, perAgent}]
+	return windowSQLs[windowVariant{report: report, dim: dim, filtered: filtered, perAgent: perAgent}]
 }
+
+// queryText is the text of q's read (report: one of reportReads).
+func queryText(report string, q WindowQuery) string {
+	switch {
+	case IsTagDim(q.Dim):
+		return windowSQLs[windowVariant{report: report, dim: "tag", tag: tagBy}]
+	case q.Tag != "":
+		return windowSQLs[windowVariant{report: report, dim: q.Dim, tag: tagFilter}]
+	}
+	return windowSQL(report, q.Dim, q.AgentName != "", q.PerAgent)
+}
+
+// TagDimPrefix starts the dimension of a declared tag key: tag.team.
+const TagDimPrefix = "tag."
+
+// IsTagDim reports whether dim is a tag's dimension (tag.<key>).
+func IsTagDim(dim string) bool { return strings.HasPrefix(dim, TagDimPrefix) }
 
 // agentKeySep separates the agent from the key in a PerAgent read's keys.
 const agentKeySep = "\x1f"
@@ -98,6 +153,11 @@ type WindowQuery struct {
 	PerAgent bool
 	// KeyBuckets groups by key and time bucket of BucketWidth (KeyPoints).
 	KeyBuckets bool
+	// Tag and TagValue narrow the read to the calls whose value of the
+	// declared key Tag is TagValue (a tag filter; not with AgentName).
+	// Dim may also be a declared key's dimension, tag.<key> (IsTagDim),
+	// keyed by its values, with neither filter.
+	Tag, TagValue string
 }
 
 // WindowResult is what one WindowQuery read.
@@ -127,11 +187,15 @@ type KeyPoint struct {
 // meanwhile.
 func (db *DB) ReadWindows(ctx context.Context, qs ...WindowQuery) ([]WindowResult, error) {
 	for _, q := range qs {
-		if _, ok := rawKeys[q.Dim]; !ok {
+		if _, ok := rawKeys[q.Dim]; !ok && !IsTagDim(q.Dim) {
 			return nil, apierr.Newf(apierr.NotFound, "no analytics dimension %q", q.Dim)
 		}
 		if q.PerAgent && q.Dim != "model" {
 			return nil, fmt.Errorf("analytics: a per-agent read of %q: only model has hourly per-agent rows", q.Dim)
+		}
+		if (q.Tag != "" || IsTagDim(q.Dim)) && (q.AgentName != "" || q.PerAgent || (q.Tag != "" && IsTagDim(q.Dim))) {
+			return nil, apierr.New(apierr.ValidationFailed,
+				"tag: a tag filter or dimension combines with neither agent_name nor another tag")
 		}
 	}
 	out := make([]WindowResult, len(qs))
@@ -184,12 +248,20 @@ type rowsQuerier interface {
 //
 // Only the user dimension has weekly rows: for any other, whole weeks are
 // read as days.
+//
+// The tag rollups have no weekly rows, and their user and session rows
+// are daily only, as the per-agent rows.
 func segmentsFor(q WindowQuery) analytics.Segments {
 	s := q.Segments
-	if q.Dim != "user" && !s.Weeks.Empty() {
+	tagged := q.Tag != "" || IsTagDim(q.Dim)
+	if (q.Dim != "user" || tagged) && !s.Weeks.Empty() {
 		s.Days.End, s.Weeks, s.DaysTail = s.DaysTail.End, analytics.Span{}, analytics.Span{}
 	}
-	if q.AgentName == "" || q.Dim == "agent" || q.Dim == "model" {
+	if tagged {
+		if q.Dim != "user" && q.Dim != "session" {
+			return s
+		}
+	} else if q.AgentName == "" || q.Dim == "agent" || q.Dim == "model" {
 		return s
 	}
 	if !s.HourHead.Empty() {
@@ -220,14 +292,20 @@ func readWindow(ctx context.Context, tx rowsQuerier, q WindowQuery, watermark in
 	s := segmentsFor(q)
 	args := windowArgs(q.ProjectID, q.AgentName, s, watermark)
 	args["dim"] = q.Dim
+	if q.Tag != "" || IsTagDim(q.Dim) {
+		delete(args, "agent")
+		args["tag"], args["max_tag_values"] = strings.TrimPrefix(q.Dim, TagDimPrefix), int32(MaxTagValues)
+		if q.Tag != "" {
+			args["tag"], args["tag_value"] = q.Tag, q.TagValue
+		}
+	}
 	if useSessionTop(q, s) {
 		return readSessionTop(ctx, tx, args, q.Limit)
 	}
 	var res WindowResult
-	filtered := q.AgentName != ""
 	if q.KeyBuckets {
 		args["bucket_secs"] = q.BucketWidth.Seconds()
-		rows, err := tx.Query(ctx, windowSQL("by_key_bucket.sql", q.Dim, filtered, q.PerAgent), args)
+		rows, err := tx.Query(ctx, queryText("by_key_bucket.sql", q), args)
 		if err != nil {
 			return res, err
 		}
@@ -241,7 +319,7 @@ func readWindow(ctx context.Context, tx rowsQuerier, q WindowQuery, watermark in
 	}
 	if q.BucketWidth > 0 {
 		args["bucket_secs"] = q.BucketWidth.Seconds()
-		rows, err := tx.Query(ctx, windowSQL("by_bucket.sql", q.Dim, filtered, q.PerAgent), args)
+		rows, err := tx.Query(ctx, queryText("by_bucket.sql", q), args)
 		if err != nil {
 			return res, err
 		}
@@ -259,7 +337,7 @@ func readWindow(ctx context.Context, tx rowsQuerier, q WindowQuery, watermark in
 		limit = &l
 	}
 	if q.PerAgent {
-		rows, err := tx.Query(ctx, windowSQL("by_key_sum.sql", q.Dim, filtered, true), args)
+		rows, err := tx.Query(ctx, queryText("by_key_sum.sql", q), args)
 		if err != nil {
 			return res, err
 		}
@@ -270,7 +348,7 @@ func readWindow(ctx context.Context, tx rowsQuerier, q WindowQuery, watermark in
 		return res, err
 	}
 	args["limit"] = limit
-	rows, err := tx.Query(ctx, windowSQL("by_key.sql", q.Dim, filtered, q.PerAgent), args)
+	rows, err := tx.Query(ctx, queryText("by_key.sql", q), args)
 	if err != nil {
 		return res, err
 	}
