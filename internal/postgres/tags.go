@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -103,12 +104,17 @@ const DefaultTagBackfillChunk = 20_000
 // tagFillSQL counts project @project_id's calls stored below @below with
 // a time in [@from, @to) under key @tag, admitting their values, as the
 // merger counts new calls.
+// The calls are summed per hour and combination of keys first, as the
+// merger sums them.
 var tagFillSQL = `WITH ` + tagKeys + `, src AS (
-  SELECT ` + contribution("e") + `, ` + tagsOf("e", "t.tag = @tag") + ` AS tags
-  FROM events e JOIN pt p ON p.project_id = e.project_id
-  WHERE e.project_id = @project_id AND e.tx < @below AND e.ts >= @from AND e.ts < @to
+  SELECT project_id, date_trunc('hour', ts, 'UTC') AS ts, agent_name, model, billing, user_id, session_id,
+    workflow, tool_name, tags, ` + strings.Join(sumsOf("c"), ", ") + `
+  FROM (SELECT ` + contribution("e") + `, ` + tagsOf("e", "t.tag = @tag") + ` AS tags
+    FROM events e JOIN pt p ON p.project_id = e.project_id
+    WHERE e.project_id = @project_id AND e.tx < @below AND e.ts >= @from AND e.ts < @to) c
+  GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9, 10
 )` + tagUpsert(true) + `
-SELECT count(*) FROM src`
+SELECT coalesce(sum(calls), 0) FROM src`
 
 // tagFillNext is where the back-fill's next chunk ends: the time of the
 // chunk-th call after the cursor, NULL when fewer remain.
