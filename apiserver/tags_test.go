@@ -111,3 +111,39 @@ func TestTagReports(t *testing.T) {
 		t.Errorf("by/tag.env: %s", r.Raw)
 	}
 }
+
+// TestFocusExportTagsDeclaredKeys fills the FOCUS Tags column with the
+// declared keys' values: one row per day, model, billing type, agent and
+// tag set, a call without the key carrying no such tag, and the rows
+// summing to the calls.
+func TestFocusExportTagsDeclaredKeys(t *testing.T) {
+	e := newEnv(t)
+	u := e.register("focustags")
+	p := u.ProjectID
+	e.must(e.do("PUT", "/v1/projects/"+p+"/tags", u.Access, map[string]any{"keys": []string{"team"}}), 200)
+	y := e.clock.Now().Truncate(24 * time.Hour).Add(-24 * time.Hour)
+	var evs []event.Event
+	for i, meta := range []string{`{"team":"payments"}`, `{"team":"payments"}`, `{"team":"search"}`, `{}`} {
+		evs = append(evs, event.Event{ProjectID: p, EventID: fmt.Sprint("f", i), AgentName: "a", Model: "gpt-4o",
+			InputTokens: 1, OutputTokens: 1, TotalTokens: 2, CostNano: 1000, CatalogueCostNano: 1000, Priced: true,
+			Success: true, Source: "batch", Billing: "api", Timestamp: y.Add(time.Duration(i+1) * time.Hour), Metadata: []byte(meta)})
+	}
+	if _, err := e.db.Write(context.Background(), evs, nil); err != nil {
+		t.Fatal(err)
+	}
+	rec := e.raw("/v1/exports/focus?from="+y.Format("2006-01-02")+"&to="+y.Add(24*time.Hour).Format("2006-01-02"), u.Key, nil)
+	if rec.Code != 200 {
+		t.Fatalf("focus: %d %s", rec.Code, rec.Body.String())
+	}
+	header, rows := readCSV(t, rec.Body)
+	tags, calls := column(t, header, rows, "Tags"), column(t, header, rows, "x_Calls")
+	got := map[string]string{}
+	for i := range tags {
+		got[tags[i]] = calls[i]
+	}
+	want := map[string]string{`{"llmcost/agent":"a","team":"payments"}`: "2", `{"llmcost/agent":"a","team":"search"}`: "1",
+		`{"llmcost/agent":"a"}`: "1"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("FOCUS rows by tags: %v, want %v", got, want)
+	}
+}
