@@ -147,3 +147,36 @@ func TestFocusExportTagsDeclaredKeys(t *testing.T) {
 		t.Fatalf("FOCUS rows by tags: %v, want %v", got, want)
 	}
 }
+
+// TestDashboardChargeback shows spend by the declared tag's values on the
+// chargeback page, each linking to the overview narrowed to it, and the
+// overview's total under that filter.
+func TestDashboardChargeback(t *testing.T) {
+	e := newEnv(t)
+	u := e.register("dashtags")
+	e.verify(u)
+	p := u.ProjectID
+	b := e.browser()
+	b.signIn(u.Email)
+	q := "?project=" + p + "&range=24h"
+	b.must(b.get("/chargeback"+q), 200, "No tag keys declared")
+	e.must(e.do("PUT", "/v1/projects/"+p+"/tags", u.Access, map[string]any{"keys": []string{"team"}}), 200)
+	now := e.clock.Now()
+	var evs []event.Event
+	for i, c := range []struct {
+		meta string
+		cost int64
+	}{{`{"team":"payments"}`, 2_000_000_000}, {`{"team":"search"}`, 1_000_000_000}, {`{}`, 500_000_000}} {
+		evs = append(evs, event.Event{ProjectID: p, EventID: fmt.Sprint("d", i), AgentName: "a", Model: "gpt-4o",
+			InputTokens: 1, OutputTokens: 1, TotalTokens: 2, CostNano: c.cost, Priced: true, Success: true,
+			Source: "batch", Billing: "api", Timestamp: now.Add(-time.Hour), Metadata: []byte(c.meta)})
+	}
+	if _, err := e.db.Write(context.Background(), evs, nil); err != nil {
+		t.Fatal(err)
+	}
+	b.must(b.get("/chargeback"+q), 200, `id="chargeback"`, ">payments</a>", ">search</a>", ">(none)</a>",
+		`id="chargeback-total">$3.50<`, "tag=team%3Dpayments")
+	b.must(b.get("/"+q+"&tag=team%3Dpayments"), 200, `id="total-cost">$2.00<`, `name="tag" value="team=payments"`)
+	b.must(b.get("/"+q+"&tag=team%3Dnobody"), 200, `id="total-cost">$0.00<`)
+	b.must(b.get("/"+q+"&tag=env%3Dprod"), 422)
+}
