@@ -1,10 +1,10 @@
 package dashboard
 
 import (
-	"strings"
 	"cmp"
 	"net/http"
 	"net/url"
+	"strings"
 	"sync"
 
 	"go.uber.org/zap"
