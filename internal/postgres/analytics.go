@@ -39,9 +39,21 @@ const (
 	tagBy
 )
 
-// tagValueOf is a raw event's (alias e) value of the read's tag, as the
-// tag rollups count it (NULL when they do not count the event yet).
-const tagValueOf = "llmcost_tag_of(e.project_id, @tag, e.metadata, e.tx, e.ts, @max_tag_values)"
+// tagValueOf is a raw event's (alias e, its key's project_tags row pk)
+// value of the read's tag as the tag rollups count it: NULL while the
+// back-fill has not reached it, the value as it is while the key has room
+// or holds it, (other) past the bound (a tail value not yet admitted
+// counts as itself while there is room, as the merger will count it).
+// Inline expressions, not a function: an edge hour of a busy project is
+// thousands of calls.
+const tagValueOf = `CASE WHEN e.tx >= pk.backfill_below OR e.ts < pk.backfill_cursor THEN
+    CASE WHEN llmcost_tag_value(e.metadata -> @tag) LIKE '(%' OR pk.admitted < @max_tag_values
+      OR EXISTS (SELECT 1 FROM tag_values tv WHERE tv.project_id = e.project_id AND tv.tag = @tag
+        AND tv.value = llmcost_tag_value(e.metadata -> @tag))
+    THEN llmcost_tag_value(e.metadata -> @tag) ELSE '` + TagOther + `' END END`
+
+// tagRawFrom joins each raw event to its project's row of the read's key.
+const tagRawFrom = "events e JOIN project_tags pk ON pk.project_id = e.project_id AND pk.tag = @tag"
 
 // windowSQLs are the texts of every report read, filled once: they are
 // few and fixed, so pgx caches one prepared statement each.
@@ -70,7 +82,7 @@ var windowSQLs = func() map[windowVariant]string {
 // daily table over an empty span.
 func tagWindowPart(v windowVariant) string {
 	parts := map[string]string{"hour_table": "rollup_tag_hour", "day_table": "rollup_tag_day",
-		"week_table": "rollup_tag_day"}
+		"week_table": "rollup_tag_day", "raw_from": tagRawFrom}
 	if v.tag == tagBy {
 		parts["rollup_dim"], parts["rollup_agent"], parts["rollup_key"] = "dim = 'tag'", "tag = @tag", "value"
 		parts["raw_agent"], parts["raw_key"] = "true", tagValueOf
@@ -249,19 +261,14 @@ type rowsQuerier interface {
 // Only the user dimension has weekly rows: for any other, whole weeks are
 // read as days.
 //
-// The tag rollups have no weekly rows, and their user and session rows
-// are daily only, as the per-agent rows.
+// The tag rollups have no weekly rows, and hourly rows of every dimension.
 func segmentsFor(q WindowQuery) analytics.Segments {
 	s := q.Segments
 	tagged := q.Tag != "" || IsTagDim(q.Dim)
 	if (q.Dim != "user" || tagged) && !s.Weeks.Empty() {
 		s.Days.End, s.Weeks, s.DaysTail = s.DaysTail.End, analytics.Span{}, analytics.Span{}
 	}
-	if tagged {
-		if q.Dim != "user" && q.Dim != "session" {
-			return s
-		}
-	} else if q.AgentName == "" || q.Dim == "agent" || q.Dim == "model" {
+	if tagged || q.AgentName == "" || q.Dim == "agent" || q.Dim == "model" {
 		return s
 	}
 	if !s.HourHead.Empty() {

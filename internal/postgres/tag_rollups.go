@@ -52,11 +52,12 @@ func tagsOf(e, cover string) string {
 }
 
 // tagDims are the rows of each call and declared key: the value's total
-// (dim 'tag', key ”) and each built-in dimension; hourly says whether the
-// row is kept hourly as well as daily.
-const tagDims = `(VALUES ('tag', '', true), ('agent', s.agent_name, true), ('model', s.model, true),
-    ('billing', s.billing, true), ('workflow', s.workflow, true), ('tool', s.tool_name, true),
-    ('user', s.user_id, false), ('session', s.session_id, false)) AS d(dim, key, hourly)`
+// (dim 'tag', key ”) and each built-in dimension, each kept hourly and
+// daily (as the all-agents rows are: a tag-filtered read then takes only
+// its partial edge hours from events).
+const tagDims = `(VALUES ('tag', ''), ('agent', s.agent_name), ('model', s.model),
+    ('billing', s.billing), ('workflow', s.workflow), ('tool', s.tool_name),
+    ('user', s.user_id), ('session', s.session_id)) AS d(dim, key)`
 
 // tagUpsert returns the CTEs (after a leading comma) that fold src's tags
 // into the tag rollups: tg expands each src row into one row per counted
@@ -106,13 +107,13 @@ func tagUpsert(admit bool) string {
     THEN g.value ELSE '` + TagOther + `' END AS v
   FROM tg g
 ), tk AS (
-  SELECT s.project_id, date_trunc('hour', s.ts, 'UTC') AS ts, s.tag, s.v AS value, d.dim, d.key, d.hourly,
+  SELECT s.project_id, date_trunc('hour', s.ts, 'UTC') AS ts, s.tag, s.v AS value, d.dim, d.key,
     ` + strings.Join(sumsOf("s"), ", ") + `
   FROM tv s CROSS JOIN LATERAL ` + tagDims + `
   WHERE d.key IS NOT NULL
-  GROUP BY 1, 2, 3, 4, 5, 6, 7
+  GROUP BY 1, 2, 3, 4, 5, 6
 ), tkh AS (` + upsert("rollup_tag_hour", `SELECT project_id, tag, value, dim, ts, key, `+strings.Join(rollupSums, ", ")+
-		` FROM tk WHERE hourly`) + `
+		` FROM tk`) + `
 ), tkd AS (` + upsert("rollup_tag_day", `SELECT project_id, tag, value, dim, date_trunc('day', ts, 'UTC'), key, `+
 		strings.Join(sums, ", ")+` FROM tk GROUP BY 1, 2, 3, 4, 5, 6`) + `
 ), tkc AS (

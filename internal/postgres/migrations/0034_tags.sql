@@ -36,8 +36,8 @@ CREATE TABLE tag_values (
 
 -- Tag rollups: one row per (project, tag, value, dim, bucket, key), where
 -- dim is 'tag' (key '': the value's total, by/tag.<key>) or a built-in
--- dimension (a tag-filtered report by it). User and session rows are daily
--- only, like the per-agent rows of rollup_day. Without foreign keys, like
+-- dimension (a tag-filtered report by it), hourly and daily as the
+-- all-agents rows of rollup_hour and rollup_day. Without foreign keys, like
 -- the other rollups (0024): the merger writes them under its lock.
 CREATE TABLE rollup_tag_hour (
     project_id             uuid NOT NULL,
@@ -83,22 +83,4 @@ CREATE FUNCTION llmcost_tag_value(v jsonb) RETURNS text LANGUAGE sql IMMUTABLE P
             THEN v #>> '{}'
         ELSE '(invalid)'
     END
-$fn$;
-
--- llmcost_tag_of is the value under which a raw read (a report's edge
--- hours and tail) counts an event of project p (metadata m, tx x, time t)
--- for key k: NULL when the key is not declared or the back-fill has not
--- reached the event yet, the admitted value, or '(other)' once the key
--- holds max_values values (a tail value not yet admitted counts as itself
--- while there is room, as the merger will count it).
-CREATE FUNCTION llmcost_tag_of(p uuid, k text, m jsonb, x bigint, t timestamptz, max_values integer)
-RETURNS text LANGUAGE sql STABLE PARALLEL SAFE AS $fn$
-    SELECT CASE
-        WHEN v LIKE '(%' THEN v
-        WHEN EXISTS (SELECT 1 FROM tag_values tv WHERE tv.project_id = p AND tv.tag = k AND tv.value = v) THEN v
-        WHEN pt.admitted < max_values THEN v
-        ELSE '(other)'
-    END
-    FROM project_tags pt CROSS JOIN LATERAL (SELECT llmcost_tag_value(m -> k)) AS l(v)
-    WHERE pt.project_id = p AND pt.tag = k AND (x >= pt.backfill_below OR t < pt.backfill_cursor)
 $fn$;
