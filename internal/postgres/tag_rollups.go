@@ -90,22 +90,24 @@ func tagUpsert(admit bool) string {
     s.workflow, s.tool_name, ` + strings.Join(cols, ", ") + `
   FROM src s JOIN pt p ON p.project_id = s.project_id CROSS JOIN LATERAL unnest(p.tags, s.tags) AS t(tag, value)
   WHERE t.value IS NOT NULL
+), tdist AS (
+  SELECT d.project_id, d.tag, d.value, EXISTS (SELECT 1 FROM tag_values v
+    WHERE v.project_id = d.project_id AND v.tag = d.tag AND v.value = d.value) AS known
+  FROM (SELECT DISTINCT project_id, tag, value FROM tg WHERE value NOT LIKE '(%') d
 ), tnew AS (
-  SELECT g.project_id, g.tag, g.value, row_number() OVER (PARTITION BY g.project_id, g.tag ORDER BY g.value COLLATE "C") AS r
-  FROM (SELECT DISTINCT project_id, tag, value FROM tg) g
-  WHERE g.value NOT LIKE '(%' AND NOT EXISTS (SELECT 1 FROM tag_values v
-    WHERE v.project_id = g.project_id AND v.tag = g.tag AND v.value = g.value)
+  SELECT project_id, tag, value, row_number() OVER (PARTITION BY project_id, tag ORDER BY value COLLATE "C") AS r
+  FROM tdist WHERE NOT known
 ), tadm AS (
   SELECT n.project_id, n.tag, n.value FROM tnew n JOIN project_tags k ON k.project_id = n.project_id AND k.tag = n.tag
   WHERE ` + admitWhere + `
 ), tvi AS (
   INSERT INTO tag_values (project_id, tag, value) SELECT project_id, tag, value FROM tadm ON CONFLICT DO NOTHING
+), tknown AS (
+  SELECT project_id, tag, value FROM tdist WHERE known
+  UNION ALL SELECT project_id, tag, value FROM tadm
 ), tv AS (
-  SELECT g.*, CASE WHEN g.value LIKE '(%' THEN g.value
-    WHEN EXISTS (SELECT 1 FROM tag_values v WHERE v.project_id = g.project_id AND v.tag = g.tag AND v.value = g.value)
-      OR EXISTS (SELECT 1 FROM tadm a WHERE a.project_id = g.project_id AND a.tag = g.tag AND a.value = g.value)
-    THEN g.value ELSE '` + TagOther + `' END AS v
-  FROM tg g
+  SELECT g.*, CASE WHEN g.value LIKE '(%' OR k.value IS NOT NULL THEN g.value ELSE '` + TagOther + `' END AS v
+  FROM tg g LEFT JOIN tknown k ON k.project_id = g.project_id AND k.tag = g.tag AND k.value = g.value
 ), tk AS (
   SELECT s.project_id, date_trunc('hour', s.ts, 'UTC') AS ts, s.tag, s.v AS value, d.dim, d.key,
     ` + strings.Join(sumsOf("s"), ", ") + `

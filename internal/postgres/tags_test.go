@@ -164,6 +164,16 @@ func TestTagReportsEqualTheEvents(t *testing.T) {
 	if err != nil || len(keys) != 1 || keys[0].Key != "team" || keys[0].Backfilling || keys[0].Values != 3 {
 		t.Fatalf("tags: %+v %v; want team with 3 values (payments, search, 7)", keys, err)
 	}
+	// Deleting the project removes its tag rows.
+	if _, err := db.Pool.Exec(ctx, `DELETE FROM projects WHERE id = $1`, p); err != nil {
+		t.Fatal(err)
+	}
+	var rows int
+	if err := db.Pool.QueryRow(ctx, `SELECT (SELECT count(*) FROM rollup_tag_hour WHERE project_id = $1) +
+		(SELECT count(*) FROM rollup_tag_day WHERE project_id = $1) + (SELECT count(*) FROM tag_values WHERE project_id = $1)
+		+ (SELECT count(*) FROM project_tags WHERE project_id = $1)`, p).Scan(&rows); err != nil || rows != 0 {
+		t.Fatalf("%d tag rows outlive their project (%v)", rows, err)
+	}
 }
 
 // TestTagLateDeclarationBackfills stores calls, declares the tag, and

@@ -84,3 +84,18 @@ CREATE FUNCTION llmcost_tag_value(v jsonb) RETURNS text LANGUAGE sql IMMUTABLE P
         ELSE '(invalid)'
     END
 $fn$;
+
+-- A deleted project's tag rows go with its other rollups (0024's trigger):
+-- a merge that wrote them after the purge passed their table leaves none.
+CREATE OR REPLACE FUNCTION llmcost_delete_project_rollups() RETURNS trigger LANGUAGE plpgsql AS $fn$
+DECLARE
+    t text;
+BEGIN
+    PERFORM 1 FROM rollup_state FOR UPDATE;
+    FOREACH t IN ARRAY ARRAY['rollup_hour', 'rollup_day', 'rollup_week', 'rollup_session', 'rollup_session_span',
+        'agent_key_hour', 'rollup_tag_hour', 'rollup_tag_day', 'tag_values'] LOOP
+        EXECUTE format('DELETE FROM %I x USING gone g WHERE x.project_id = g.id', t);
+    END LOOP;
+    RETURN NULL;
+END
+$fn$;
