@@ -209,6 +209,7 @@ var matrix = map[string]matrixEntry{
 	"GET /traces/{trace_id}":            {want: every(303)},
 	"GET /guardrails":                   {want: every(303)},
 	"GET /models":                       {want: every(303)},
+	"GET /chargeback":                   {want: every(303)},
 	"GET /settings":                     {want: every(303)},
 	"POST /settings/key/rotate":         {want: every(403)},
 	"POST /settings/members":            {want: every(403)},
