@@ -3,6 +3,7 @@ package apiserver
 import (
 	"context"
 	"fmt"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -105,6 +106,20 @@ func TestTagReports(t *testing.T) {
 		if !strings.Contains(r.Raw, want) {
 			t.Errorf("%s: %s, want %q", path, r.Raw, want)
 		}
+	}
+	// /v1/metrics stays of the whole project and reports each key's values
+	// and overflow.
+	m := e.must(e.do("GET", "/v1/metrics"+q+"&tag.team=payments", u.Key, nil), 200)
+	for _, want := range []string{"service_calls 4", `service_tag_values{tag="team"} 2`,
+		`service_tag_overflow_calls_total{tag="team"} 0`} {
+		if !strings.Contains(m.Raw, want) {
+			t.Errorf("metrics lack %q: %s", want, m.Raw)
+		}
+	}
+	cmd := exec.Command(promtool(t), "check", "metrics")
+	cmd.Stdin = strings.NewReader(m.Raw)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("promtool check metrics: %v\n%s\n%s", err, out, m.Raw)
 	}
 	r = e.must(e.do("GET", "/v1/analytics/by/tag.env"+q, u.Key, nil), 422)
 	if !strings.Contains(r.Raw, "dimension: \\\"env\\\" is not a declared tag key") {
