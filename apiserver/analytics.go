@@ -1,17 +1,21 @@
 package apiserver
 
 import (
+	"context"
 	"net/http"
+	"strings"
 
 	"github.com/gorilla/mux"
 
 	"github.com/llmcost/llmcost/apiserver/wire"
 	"github.com/llmcost/llmcost/internal/analytics"
 	"github.com/llmcost/llmcost/internal/apierr"
+	"github.com/llmcost/llmcost/internal/postgres"
 	"github.com/llmcost/llmcost/internal/reports"
 )
 
-// parseReport reads range (against allowed), agent_name and limit into
+// parseReport reads range (against allowed), agent_name, limit and a tag
+// filter (tag.<key>=<value>, parseTagFilter) into
 // the parameters of an analytics report; the route's guard has already
 // resolved the project (401/403/404 before any 422).
 func (s *Server) parseReport(r *http.Request, allowed []analytics.Range) (reports.Params, error) {
@@ -25,7 +29,16 @@ func (s *Server) parseReport(r *http.Request, allowed []analytics.Range) (report
 	if err != nil {
 		return reports.Params{}, err
 	}
-	return s.reports().Params(project, q.Get("agent_name"), rng, limit), nil
+	tag, err := s.parseTagFilter(r.Context(), project, q)
+	if err != nil {
+		return reports.Params{}, err
+	}
+	if tag.key != "" && q.Get("agent_name") != "" {
+		return reports.Params{}, apierr.Field(postgres.TagDimPrefix+tag.key, "a tag filter does not combine with agent_name")
+	}
+	p := s.reports().Params(project, q.Get("agent_name"), rng, limit)
+	p.Tag, p.TagValue = tag.key, tag.value
+	return p, nil
 }
 
 // analyticsOverview is GET /v1/analytics/overview (24h, 7d, 30d, 90d).
@@ -39,8 +52,18 @@ func (s *Server) analyticsOverview(r *http.Request) (wire.Overview, error) {
 		return wire.Overview{}, err
 	}
 	o := overviewOf(analytics.Total(res[0].Keys), rp.Window)
-	o.Anomalies, err = s.overviewAnomalies(r.Context(), rp.Project, rp.Agent, rp.Window)
+	o.Anomalies, err = s.reportAnomalies(r.Context(), rp)
 	return o, err
+}
+
+// reportAnomalies are the anomalous days of the report's scope: the
+// project's or the agent's; none for a tag's value, which the anomaly
+// rule does not judge.
+func (s *Server) reportAnomalies(ctx context.Context, rp reports.Params) ([]wire.AnomalyRow, error) {
+	if rp.Tag != "" {
+		return []wire.AnomalyRow{}, nil
+	}
+	return s.overviewAnomalies(ctx, rp.Project, rp.Agent, rp.Window)
 }
 
 // analyticsAgents is GET /v1/analytics/agents.
@@ -96,7 +119,7 @@ func (s *Server) analyticsFull(r *http.Request) (wire.FullAnalytics, error) {
 		return wire.FullAnalytics{}, err
 	}
 	o := overviewOf(f.Total, rp.Window)
-	if o.Anomalies, err = s.overviewAnomalies(r.Context(), rp.Project, rp.Agent, rp.Window); err != nil {
+	if o.Anomalies, err = s.reportAnomalies(r.Context(), rp); err != nil {
 		return wire.FullAnalytics{}, err
 	}
 	return wire.FullAnalytics{Overview: o, Agents: agentRows(f.Agents),
@@ -111,9 +134,16 @@ func (s *Server) analyticsBy(r *http.Request) ([]wire.DimensionRow, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !analytics.ValidDimension(dim) {
+	if key, ok := strings.CutPrefix(dim, postgres.TagDimPrefix); ok {
+		if err := s.declaredTag(r.Context(), rp.Project, key, "dimension"); err != nil {
+			return nil, err
+		}
+		if rp.Tag != "" || rp.Agent != "" {
+			return nil, apierr.Field("dimension", "a tag dimension takes neither a tag filter nor agent_name")
+		}
+	} else if !analytics.ValidDimension(dim) {
 		return nil, apierr.Newf(apierr.NotFound, "dimension: no analytics dimension %q", dim).
-			WithHint("use one of user, session, workflow, tool, model, agent, billing")
+			WithHint("use one of user, session, workflow, tool, model, agent, billing, or tag.<key> of a declared tag")
 	}
 	res, err := s.reports().ByKeys(r.Context(), rp, rp.Limit, dim)
 	if err != nil {

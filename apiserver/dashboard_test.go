@@ -108,7 +108,7 @@ func TestDashboardAccess(t *testing.T) {
 	m.must(m.do("POST", "/v1/projects/"+o.ProjectID+"/invitations/accept", m.users[viewer].Access, nil), 200)
 	m.seedCalls(o.ProjectID, m.clock.Now())
 	q := "?project=" + o.ProjectID + "&range=24h"
-	pages := []string{"/", "/agents", "/agents/planner", "/workflows", "/traces", "/guardrails", "/models", "/optimizations", "/settings"}
+	pages := []string{"/", "/agents", "/agents/planner", "/workflows", "/traces", "/guardrails", "/models", "/chargeback", "/optimizations", "/settings"}
 
 	anon := m.browser()
 	for _, p := range pages {

@@ -1,6 +1,7 @@
 package apiserver
 
 import (
+	"maps"
 	"net/http"
 	"time"
 
@@ -41,8 +42,12 @@ func (s *Server) exportFocus(w http.ResponseWriter, r *http.Request) error {
 		if e, ok := cat.Lookup(d.Model); ok {
 			provider = e.Provider
 		}
-		usage[i] = focus.Usage{Day: d.Day, Provider: provider, Model: d.Model, Billing: d.Billing,
-			Tags:  map[string]string{focus.TagAgent: d.AgentName},
+		// The declared tags are the user's own: FOCUS keeps the llmcost/
+		// prefix for the provider's (the agent), and the key rule keeps
+		// them from colliding.
+		tags := map[string]string{focus.TagAgent: d.AgentName}
+		maps.Copy(tags, d.Tags)
+		usage[i] = focus.Usage{Day: d.Day, Provider: provider, Model: d.Model, Billing: d.Billing, Tags: tags,
 			Calls: d.Calls, Tokens: d.Tokens, CostNano: d.CostNano, ListNano: d.ListNano}
 	}
 	rows := focus.Build(focus.Account{ID: projectID, Name: project.Name}, usage)

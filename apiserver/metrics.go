@@ -10,6 +10,7 @@ import (
 	"github.com/llmcost/llmcost/internal/analytics"
 	"github.com/llmcost/llmcost/internal/apierr"
 	"github.com/llmcost/llmcost/internal/backlog"
+	"github.com/llmcost/llmcost/internal/postgres"
 )
 
 // MetricsTopN bounds the model and agent labels: the N most expensive
@@ -32,6 +33,12 @@ var (
 	descLag = prometheus.NewDesc("service_merge_lag_seconds",
 		"Age of the oldest item waiting for an asynchronous merger, for this project or the deployment.",
 		[]string{"merger", "scope"}, nil)
+	descTagValues = prometheus.NewDesc("service_tag_values",
+		"Distinct values of a declared chargeback tag key counted under their own name (at most max_values).",
+		[]string{"tag"}, nil)
+	descTagOverflow = prometheus.NewDesc("service_tag_overflow_calls_total",
+		"Calls counted under (other) since the tag key was declared, because the key held max_values values.",
+		[]string{"tag"}, nil)
 	descReads = prometheus.NewDesc("service_report_reads_total",
 		"Report reads this instance has made since it started, by the server that answered: the read replica or the primary (with a replica configured only).",
 		[]string{"server"}, nil)
@@ -49,12 +56,15 @@ type spendCollector struct {
 	// reads are this instance's report reads by replica and primary (nil:
 	// no replica).
 	reads *[2]int64
+	// tags are the project's declared tag keys, with their values and
+	// overflow (docs/tags.md).
+	tags []postgres.TagKey
 }
 
 // Describe implements prometheus.Collector.
 func (c spendCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{descCalls, descCost, descTokens, descCached, descErrors, descModel, descAgent, descUtil,
-		descRemains, descBacklog, descLag, descReads} {
+		descRemains, descBacklog, descLag, descReads, descTagValues, descTagOverflow} {
 		ch <- d
 	}
 }
@@ -89,6 +99,10 @@ func (c spendCollector) Collect(ch chan<- prometheus.Metric) {
 			gauge(descLag, all.Seconds, string(m), "deployment")
 			gauge(descLag, mine.Seconds, string(m), "project")
 		}
+	}
+	for _, k := range c.tags {
+		gauge(descTagValues, float64(k.Values), k.Key)
+		ch <- prometheus.MustNewConstMetric(descTagOverflow, prometheus.CounterValue, float64(k.OverflowCalls), k.Key)
 	}
 	if c.reads != nil {
 		ch <- prometheus.MustNewConstMetric(descReads, prometheus.CounterValue, float64(c.reads[0]), "replica")
@@ -132,8 +146,12 @@ func (s *Server) metrics(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	rp.Agent = "" // the gauges are of the whole project
+	rp.Agent, rp.Tag = "", "" // the gauges are of the whole project
 	res, err := s.reports().ByKeys(r.Context(), rp, 0, "agent", "model")
+	if err != nil {
+		return err
+	}
+	tags, err := s.DB.Tags(r.Context(), rp.Project)
 	if err != nil {
 		return err
 	}
@@ -142,7 +160,7 @@ func (s *Server) metrics(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	reg := prometheus.NewPedanticRegistry()
-	c := spendCollector{agents: res[0].Keys, models: res[1].Keys, budget: state, project: rp.Project}
+	c := spendCollector{agents: res[0].Keys, models: res[1].Keys, budget: state, project: rp.Project, tags: tags}
 	if s.Backlog != nil {
 		snap := s.Backlog.Snapshot()
 		c.lag = &snap

@@ -108,6 +108,8 @@ func (s *Server) originRoutes() []route {
 		del("/v1/projects/{project_id}/guardrails/tool-tags/{tool_name}", memberOrKey(access.EditProject), s.deleteToolTag),
 		del("/v1/projects/{project_id}/guardrails/{agent_name}", memberOrKey(access.EditProject), s.deleteGuardrail),
 		put("/v1/projects/{project_id}/budget", memberOrKey(access.EditProject), s.putBudget),
+		get("/v1/projects/{project_id}/tags", memberOrKey(access.ViewAnalytics), read(s.getTags)),
+		put("/v1/projects/{project_id}/tags", memberOrKey(access.EditProject), s.putTags),
 		get("/v1/projects/{project_id}/budget-state", memberOrKey(access.ViewAnalytics), read(s.getBudgetState)),
 		get("/v1/projects/{project_id}/retention", memberOrKey(access.ViewAnalytics), read(s.getRetention)),
 		put("/v1/projects/{project_id}/retention", memberWith(access.EditProject), s.putRetention),

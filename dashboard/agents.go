@@ -100,8 +100,8 @@ func (d *Dashboard) modelsPage(pd *dash) (string, any, error) {
 		return "", nil, err
 	}
 	var data modelsData
-	if err := all(into(&data.Models, func() ([]wire.ModelRow, error) { return pd.api.models(pd.report(50)) }),
-		into(&data.Cache, func() (wire.CacheReport, error) { return pd.api.cache(pd.report(0)) })); err != nil {
+	if err := all(pd.tagPicker, into(&data.Models, func() ([]wire.ModelRow, error) { return pd.api.models(pd.spend(50)) }),
+		into(&data.Cache, func() (wire.CacheReport, error) { return pd.api.cache(pd.spend(0)) })); err != nil {
 		return "", nil, err
 	}
 	bars := make([]svgchart.Point, 0, len(data.Models))

@@ -67,6 +67,15 @@ func (c client) models(q wire.ReportQuery) ([]wire.ModelRow, error) {
 	return call[[]wire.ModelRow](c, http.MethodGet, "/v1/analytics/models", nil, q.Values(), nil)
 }
 
+func (c client) byDimension(dim string, q wire.ReportQuery) ([]wire.DimensionRow, error) {
+	return call[[]wire.DimensionRow](c, http.MethodGet, "/v1/analytics/by/{dimension}",
+		map[string]string{"dimension": dim}, q.Values(), nil)
+}
+
+func (c client) tags(projectID string) (wire.TagList, error) {
+	return call[wire.TagList](c, http.MethodGet, "/v1/projects/{project_id}/tags", project(projectID), nil, nil)
+}
+
 func (c client) agentSummary(q wire.ReportQuery) ([]wire.AgentSummaryRow, error) {
 	return call[[]wire.AgentSummaryRow](c, http.MethodGet, "/v1/analytics/agents/summary", nil, q.Values(), nil)
 }

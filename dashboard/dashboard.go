@@ -134,6 +134,7 @@ func (d *Dashboard) Routes() []Route {
 		page("/traces/{trace_id}", "traces", "Trace", d.tracePage),
 		page("/guardrails", "guardrails", "Guardrails", d.guardrailsPage),
 		page("/models", "models", "Models and cache", d.modelsPage),
+		page("/chargeback", "chargeback", "Chargeback", d.chargebackPage),
 		page("/reconciliation", "reconciliation", "Reconciliation", d.reconcilePage),
 		page("/settings", "settings", "Settings", d.settingsPage),
 		form("/settings/key/rotate", d.page("settings", "New API key", d.rotateForm)),

@@ -42,7 +42,11 @@ func (d *Dashboard) downloadCSV(w http.ResponseWriter, r *http.Request) error {
 	var body []byte
 	if known {
 		if err = pd.project(); err == nil {
-			body, err = pd.api.reportCSV(route, pd.report(0).Values())
+			q := pd.spend(0)
+			if name == "workflows" { // a run report: no tag filter
+				q = pd.report(0)
+			}
+			body, err = pd.api.reportCSV(route, q.Values())
 		}
 	}
 	if err != nil {

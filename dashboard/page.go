@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"net/http"
 	"net/url"
+	"strings"
 	"sync"
 
 	"go.uber.org/zap"
@@ -69,7 +70,7 @@ func (d *Dashboard) open(w http.ResponseWriter, r *http.Request) (*dash, bool) {
 	}
 	pd := &dash{Dashboard: d, w: w, r: r, api: client{api: d.API, from: r, as: p}}
 	pd.pg.User, pd.pg.CSRF = user, d.Sessions.CSRFToken(w, r)
-	pd.pg.Ranges, pd.pg.Range = ranges, defaultRange
+	pd.pg.Ranges, pd.pg.Range, pd.pg.Tag = ranges, defaultRange, strings.TrimSpace(r.FormValue("tag"))
 	if rng := r.FormValue("range"); rng != "" {
 		if _, err := analytics.ParseRange(rng, analytics.OverviewRanges); err == nil {
 			pd.pg.Range = rng
@@ -113,6 +114,29 @@ func (d *dash) project() error {
 // with at most limit rows (0: the route's default).
 func (d *dash) report(limit int) wire.ReportQuery {
 	return wire.ReportQuery{ProjectID: d.pg.ProjectID, Range: d.pg.Range, Limit: limit}
+}
+
+// spend is report with the picked tag filter, for the spend reports (the
+// only ones that take it); it reads the declared keys for the picker, and
+// the page offers the filter.
+func (d *dash) spend(limit int) wire.ReportQuery {
+	q := d.report(limit)
+	q.Tag = d.pg.Tag
+	return q
+}
+
+// tagPicker loads the project's declared keys into the picker of a page
+// whose reports take the tag filter.
+func (d *dash) tagPicker() error {
+	tags, err := d.api.tags(d.pg.ProjectID)
+	if err != nil {
+		return err
+	}
+	for _, k := range tags.Keys {
+		d.pg.TagKeys = append(d.pg.TagKeys, k.Key)
+	}
+	d.pg.TagFilter = true
+	return nil
 }
 
 // all runs a page's reads at once and returns the first error: they are

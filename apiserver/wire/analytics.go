@@ -3,6 +3,7 @@ package wire
 import (
 	"net/url"
 	"strconv"
+	"strings"
 )
 
 // Overview is /v1/analytics/overview.
@@ -92,6 +93,9 @@ type ReportQuery struct {
 	Limit int
 	// Workflow narrows the trace list to one workflow; "" is all.
 	Workflow string
+	// Tag narrows a spend report to one value of a declared tag key,
+	// written key=value (sent as tag.key=value); "" is all calls.
+	Tag string
 }
 
 // Values is the query as the routes read it.
@@ -102,6 +106,10 @@ func (q ReportQuery) Values() url.Values {
 	}
 	if q.Workflow != "" {
 		v.Set("workflow", q.Workflow)
+	}
+	if q.Tag != "" {
+		key, value, _ := strings.Cut(q.Tag, "=")
+		v.Set("tag."+key, value)
 	}
 	return v
 }

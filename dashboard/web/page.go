@@ -1,6 +1,9 @@
 package web
 
-import "net/url"
+import (
+	"net/url"
+	"strings"
+)
 
 // Page is what the layout reads on every page; Data is the page's own
 // record.
@@ -24,7 +27,13 @@ type Page struct {
 	// CanEdit is EDIT_PROJECT (webhook, budget); CanManage is admin
 	// (members, key rotation). Without them no settings action is shown.
 	CanEdit, CanManage bool
-	Data               any
+	// Tag is the spend pages' tag filter, key=value ("": none), and
+	// TagKeys the project's declared keys; TagFilter says the page's
+	// reports take the filter, so the picker offers it.
+	Tag       string
+	TagKeys   []string
+	TagFilter bool
+	Data      any
 }
 
 // Project is one entry of the project picker.
@@ -43,10 +52,22 @@ func (p Page) Href(path string) string {
 	if p.Range != "" {
 		q.Set("range", p.Range)
 	}
+	if p.Tag != "" {
+		q.Set("tag", p.Tag)
+	}
 	if len(q) == 0 {
 		return path
 	}
 	return path + "?" + q.Encode()
+}
+
+// HrefWith is Href with the query parameter name set to value (replacing
+// the page's own, such as its tag filter).
+func (p Page) HrefWith(path, name, value string) string {
+	base, query, _ := strings.Cut(p.Href(path), "?")
+	q, _ := url.ParseQuery(query) // Href's own encoding: parses
+	q.Set(name, value)
+	return base + "?" + q.Encode()
 }
 
 // PathEscape escapes one path segment (an agent name, a trace id).

@@ -107,6 +107,14 @@ func (e *Extension) startJobs(ctx context.Context, mailer mail.Sender) error {
 	} else if n > 0 {
 		e.set.Logger.Info("deleted projects' purges resumed", zap.Int("projects", n))
 	}
+	// Tag keys declared after calls were stored count those calls by a
+	// job queued with the declaration; one that gave up starts again here.
+	e.db.EnqueueTagBackfill = runner.EnqueueTagBackfillTx
+	if n, err := runner.ResumeTagBackfills(ctx, e.db); err != nil {
+		e.set.Logger.Warn("tag back-fills not resumed; the next start tries again", zap.Error(err))
+	} else if n > 0 {
+		e.set.Logger.Info("tag back-fills resumed", zap.Int("projects", n))
+	}
 	hook := alerts.New(e.set.Logger, nil)
 	e.db.Hook = hook
 	e.merger.also(e.cfg.RollupMergeInterval, e.set.Logger, "queued alerts into notifications and deliveries",

@@ -184,7 +184,7 @@ func (g *dayGen) call(sess session, ts time.Time) event.Event {
 	if sess.user%5 == 0 { // one user in five is on a flat plan
 		ev.Billing = event.BillingSubscription
 	}
-	ev.Metadata = metadata(ev)
+	ev.Metadata = metadata(ev, sess.user)
 	ev.TotalTokens = ev.InputTokens + ev.OutputTokens
 	Price(g.cat, &ev)
 	return ev
@@ -210,11 +210,14 @@ func (g *dayGen) cache(ev *event.Event) {
 	}
 }
 
-func metadata(ev event.Event) []byte {
+// metadata is a call's metadata: its user and session, its billing when
+// on a flat plan, and the user's team (the TagKey chargeback tag).
+func metadata(ev event.Event, user int) []byte {
 	if ev.Billing == event.BillingSubscription {
-		return fmt.Appendf(nil, `{"user_id":%q,"session_id":%q,"billing":"subscription"}`, ev.UserID, ev.SessionID)
+		return fmt.Appendf(nil, `{"user_id":%q,"session_id":%q,"billing":"subscription",%q:%q}`,
+			ev.UserID, ev.SessionID, TagKey, TeamName(user))
 	}
-	return fmt.Appendf(nil, `{"user_id":%q,"session_id":%q}`, ev.UserID, ev.SessionID)
+	return fmt.Appendf(nil, `{"user_id":%q,"session_id":%q,%q:%q}`, ev.UserID, ev.SessionID, TagKey, TeamName(user))
 }
 
 // logUniform draws an integer in [lo, hi) whose logarithm is uniform, so

@@ -17,7 +17,7 @@ import (
 // Version names the generator's output: bump it whenever a change to this
 // package changes the rows, so a stored dataset of an older version is not
 // reused.
-const Version = 2
+const Version = 3
 
 // Spec sizes a dataset.
 type Spec struct {
@@ -108,6 +108,16 @@ var errorTexts = []string{"rate_limit_exceeded: 429 from provider", "timeout aft
 	"context_length_exceeded", "upstream 503", "tool returned invalid JSON"}
 
 var outcomeLabels = []string{"resolved", "escalated", "abandoned", "merged", "answered"}
+
+// TagKey is the chargeback tag every call carries in its metadata (the
+// user's team), which the benchmark project declares.
+const TagKey = "team"
+
+// Teams is how many teams the users belong to (user u to team u mod Teams).
+const Teams = 40
+
+// TeamName is user u's team.
+func TeamName(u int) string { return fmt.Sprintf("team-%02d", u%Teams) }
 
 // AgentName is agent a's name.
 func AgentName(a int) string {

@@ -117,6 +117,11 @@ func New(cfg Config) (*Runner, error) {
 		purge.db = cfg.DB
 	}
 	river.AddWorker(workers, purge)
+	tags := &tagBackfillWorker{log: cfg.Logger}
+	if cfg.DB != nil {
+		tags.db = cfg.DB
+	}
+	river.AddWorker(workers, tags)
 	if cfg.WebhookAttempts <= 0 {
 		cfg.WebhookAttempts = DefaultWebhookAttempts
 	}

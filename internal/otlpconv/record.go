@@ -168,11 +168,50 @@ func (r *rec) metadata() []byte {
 			tags["deployment.environment"] = v.Str()
 		}
 	}
+	r.chargebackTags(tags)
 	if len(tags) == 0 {
 		return nil
 	}
 	b, _ := json.Marshal(tags) // a map of strings always marshals
 	return b
+}
+
+// attrTagPrefix names a chargeback tag in the service's namespace:
+// llmcost.tag.team=payments is the call's metadata key team
+// (docs/tags.md), which the project's declared keys count.
+const attrTagPrefix = "llmcost.tag."
+
+// chargebackTags adds the llmcost.tag.<key> attributes of the record and
+// its resource to tags under <key>, the record's value winning, as a
+// batch call's metadata carries them. Keys that do not follow the tag key
+// rule are left out (no declared key could name them); values are checked
+// by the rollups, which count a bad one as (invalid).
+func (r *rec) chargebackTags(tags map[string]string) {
+	add := func(k string, _ pcommon.Value) bool {
+		key, ok := strings.CutPrefix(k, attrTagPrefix)
+		if !ok || !tagKeyOK(key) {
+			return true
+		}
+		if v := r.a.str(k); v != "" && len(v) <= maxTagLen && storableText(v) {
+			tags[key] = v
+		}
+		return true
+	}
+	r.a.res.Range(add)
+	r.a.rec.Range(add)
+}
+
+// tagKeyOK is the tag key rule, ^[a-z][a-z0-9_]{0,31}$.
+func tagKeyOK(k string) bool {
+	if k == "" || len(k) > 32 || k[0] < 'a' || k[0] > 'z' {
+		return false
+	}
+	for _, c := range []byte(k) {
+		if (c < 'a' || c > 'z') && (c < '0' || c > '9') && c != '_' {
+			return false
+		}
+	}
+	return true
 }
 
 // key joins idempotency-material parts with "|" after the "v1" version tag.

@@ -94,3 +94,24 @@ func TestRequestHashIsRead(t *testing.T) {
 		t.Fatalf("request hash not read: %+v", got)
 	}
 }
+
+// Chargeback tags come as llmcost.tag.<key> attributes of the resource or
+// the record, the record's value winning, and land in the metadata under
+// <key>; a key outside the tag key rule is left out.
+func TestChargebackTagAttributes(t *testing.T) {
+	ld, add := batch("acme-agent", "acme")
+	res := ld.ResourceLogs().At(0).Resource().Attributes()
+	res.PutStr("llmcost.tag.team", "platform")
+	res.PutStr("llmcost.tag.environment", "prod")
+	res.PutStr("llmcost.tag.Bad-Key", "x")
+	lr := add()
+	lr.SetEventName(semconvEvent)
+	lr.Attributes().PutStr("gen_ai.response.model", "gpt-4o")
+	lr.Attributes().PutInt("gen_ai.usage.input_tokens", 1)
+	lr.Attributes().PutStr("llmcost.tag.team", "payments")
+	lr.Attributes().PutInt("llmcost.tag.cost_center", 4711)
+	ev := only(t, Convert(ld, testNow)).Event
+	if string(ev.Metadata) != `{"cost_center":"4711","environment":"prod","team":"payments"}` {
+		t.Fatalf("metadata %s", ev.Metadata)
+	}
+}

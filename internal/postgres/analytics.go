@@ -25,6 +25,9 @@ var reportReads = []string{"by_key.sql", "by_bucket.sql", "by_key_bucket.sql", "
 type windowVariant struct {
 	report, dim        string
 	filtered, perAgent bool
+	// tag: a read narrowed to a tag's value (tagFilter) or by a tag's
+	// values (tagBy, dim "tag"), from the tag rollups.
+	tag tagRead
 }
 
 // windowSQLs are the texts of every report read, filled once: they are
@@ -33,12 +36,16 @@ var windowSQLs = func() map[windowVariant]string {
 	out := map[windowVariant]string{}
 	for _, report := range reportReads {
 		for dim := range rawKeys {
-			for _, v := range []windowVariant{{report, dim, false, false}, {report, dim, true, false}, {report, dim, false, true}} {
+			for _, v := range []windowVariant{{report, dim, false, false, noTag}, {report, dim, true, false, noTag}, {report, dim, false, true, noTag}} {
 				if !v.perAgent || dim == "model" {
 					out[v] = fillSQL(mustQuery(report), map[string]string{"window": windowPart(v)})
 				}
 			}
+			v := windowVariant{report: report, dim: dim, tag: tagFilter}
+			out[v] = fillSQL(mustQuery(report), map[string]string{"window": tagWindowPart(v)})
 		}
+		v := windowVariant{report: report, dim: "tag", tag: tagBy}
+		out[v] = fillSQL(mustQuery(report), map[string]string{"window": tagWindowPart(v)})
 	}
 	return out
 }()
@@ -68,7 +75,7 @@ func windowSQL(report, dim string, filtered, perAgent bool) string {
 	if perAgent {
 		filtered = false
 	}
-	return windowSQLs[windowVariant{report, dim, filtered, perAgent}]
+	return windowSQLs[windowVariant{report: report, dim: dim, filtered: filtered, perAgent: perAgent}]
 }
 
 // agentKeySep separates the agent from the key in a PerAgent read's keys.
@@ -98,6 +105,11 @@ type WindowQuery struct {
 	PerAgent bool
 	// KeyBuckets groups by key and time bucket of BucketWidth (KeyPoints).
 	KeyBuckets bool
+	// Tag and TagValue narrow the read to the calls whose value of the
+	// declared key Tag is TagValue (a tag filter; not with AgentName).
+	// Dim may also be a declared key's dimension, tag.<key> (IsTagDim),
+	// keyed by its values, with neither filter.
+	Tag, TagValue string
 }
 
 // WindowResult is what one WindowQuery read.
@@ -127,11 +139,15 @@ type KeyPoint struct {
 // meanwhile.
 func (db *DB) ReadWindows(ctx context.Context, qs ...WindowQuery) ([]WindowResult, error) {
 	for _, q := range qs {
-		if _, ok := rawKeys[q.Dim]; !ok {
+		if _, ok := rawKeys[q.Dim]; !ok && !IsTagDim(q.Dim) {
 			return nil, apierr.Newf(apierr.NotFound, "no analytics dimension %q", q.Dim)
 		}
 		if q.PerAgent && q.Dim != "model" {
 			return nil, fmt.Errorf("analytics: a per-agent read of %q: only model has hourly per-agent rows", q.Dim)
+		}
+		if (q.Tag != "" || IsTagDim(q.Dim)) && (q.AgentName != "" || q.PerAgent || (q.Tag != "" && IsTagDim(q.Dim))) {
+			return nil, apierr.New(apierr.ValidationFailed,
+				"tag: a tag filter or dimension combines with neither agent_name nor another tag")
 		}
 	}
 	out := make([]WindowResult, len(qs))
@@ -184,12 +200,15 @@ type rowsQuerier interface {
 //
 // Only the user dimension has weekly rows: for any other, whole weeks are
 // read as days.
+//
+// The tag rollups have no weekly rows, and hourly rows of every dimension.
 func segmentsFor(q WindowQuery) analytics.Segments {
 	s := q.Segments
-	if q.Dim != "user" && !s.Weeks.Empty() {
+	tagged := q.Tag != "" || IsTagDim(q.Dim)
+	if (q.Dim != "user" || tagged) && !s.Weeks.Empty() {
 		s.Days.End, s.Weeks, s.DaysTail = s.DaysTail.End, analytics.Span{}, analytics.Span{}
 	}
-	if q.AgentName == "" || q.Dim == "agent" || q.Dim == "model" {
+	if tagged || q.AgentName == "" || q.Dim == "agent" || q.Dim == "model" {
 		return s
 	}
 	if !s.HourHead.Empty() {
@@ -220,14 +239,20 @@ func readWindow(ctx context.Context, tx rowsQuerier, q WindowQuery, watermark in
 	s := segmentsFor(q)
 	args := windowArgs(q.ProjectID, q.AgentName, s, watermark)
 	args["dim"] = q.Dim
+	if q.Tag != "" || IsTagDim(q.Dim) {
+		delete(args, "agent")
+		args["tag"], args["max_tag_values"] = strings.TrimPrefix(q.Dim, TagDimPrefix), int32(MaxTagValues)
+		if q.Tag != "" {
+			args["tag"], args["tag_value"] = q.Tag, q.TagValue
+		}
+	}
 	if useSessionTop(q, s) {
 		return readSessionTop(ctx, tx, args, q.Limit)
 	}
 	var res WindowResult
-	filtered := q.AgentName != ""
 	if q.KeyBuckets {
 		args["bucket_secs"] = q.BucketWidth.Seconds()
-		rows, err := tx.Query(ctx, windowSQL("by_key_bucket.sql", q.Dim, filtered, q.PerAgent), args)
+		rows, err := tx.Query(ctx, queryText("by_key_bucket.sql", q), args)
 		if err != nil {
 			return res, err
 		}
@@ -241,7 +266,7 @@ func readWindow(ctx context.Context, tx rowsQuerier, q WindowQuery, watermark in
 	}
 	if q.BucketWidth > 0 {
 		args["bucket_secs"] = q.BucketWidth.Seconds()
-		rows, err := tx.Query(ctx, windowSQL("by_bucket.sql", q.Dim, filtered, q.PerAgent), args)
+		rows, err := tx.Query(ctx, queryText("by_bucket.sql", q), args)
 		if err != nil {
 			return res, err
 		}
@@ -259,7 +284,7 @@ func readWindow(ctx context.Context, tx rowsQuerier, q WindowQuery, watermark in
 		limit = &l
 	}
 	if q.PerAgent {
-		rows, err := tx.Query(ctx, windowSQL("by_key_sum.sql", q.Dim, filtered, true), args)
+		rows, err := tx.Query(ctx, queryText("by_key_sum.sql", q), args)
 		if err != nil {
 			return res, err
 		}
@@ -270,7 +295,7 @@ func readWindow(ctx context.Context, tx rowsQuerier, q WindowQuery, watermark in
 		return res, err
 	}
 	args["limit"] = limit
-	rows, err := tx.Query(ctx, windowSQL("by_key.sql", q.Dim, filtered, q.PerAgent), args)
+	rows, err := tx.Query(ctx, queryText("by_key.sql", q), args)
 	if err != nil {
 		return res, err
 	}

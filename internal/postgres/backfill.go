@@ -16,11 +16,12 @@ const backfillChunk = 5000
 
 // savingsSQL sets the cache savings of events and applies the difference
 // to the rollups of those already merged (tx below @watermark), like repriceSQL.
-var savingsSQL = `WITH u AS (
+var savingsSQL = `WITH ` + tagKeys + `, u AS (
   SELECT * FROM unnest(@project_id::uuid[], @event_id::text[], @read_savings_nano::bigint[], @write_premium_nano::bigint[])
     AS u(p, e, rs, wp)
 ), old AS (
-  SELECT ev.*, u.rs, u.wp FROM events ev JOIN u ON ev.project_id = u.p AND ev.event_id = u.e
+  SELECT ev.*, u.rs, u.wp, ` + tagsOf("ev", tagCovered) + ` AS tags
+  FROM events ev JOIN u ON ev.project_id = u.p AND ev.event_id = u.e LEFT JOIN pt p ON p.project_id = ev.project_id
 ), upd AS (
   UPDATE events ev SET read_savings_nano = u.rs, write_premium_nano = u.wp
   FROM u WHERE ev.project_id = u.p AND ev.event_id = u.e
@@ -33,9 +34,9 @@ var savingsSQL = `WITH u AS (
     0::bigint AS success_calls, 0::bigint AS unpriced_calls, rs - read_savings_nano AS read_savings_nano,
     wp - write_premium_nano AS write_premium_nano, 0::bigint AS events_with_cache,
     0::bigint AS failed_cost_nano, 0::bigint AS traced_calls, 0::bigint AS output_over_16_calls,
-    0::bigint AS output_over_256_calls
+    0::bigint AS output_over_256_calls, tags
   FROM old WHERE tx < @watermark
-)` + rollupUpsert() + `
+)` + rollupUpsert() + tagUpsert(false) + `
 SELECT (SELECT count(*) FROM upd)`
 
 // backfillSelect reads the next chunk of events the savings backfill

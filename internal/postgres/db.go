@@ -40,6 +40,13 @@ type DB struct {
 	// EnqueuePurge queues a deleted project's purge in the transaction
 	// that deletes it (the job runner's InsertTx); nil purges at once.
 	EnqueuePurge EnqueuePurge
+	// EnqueueTagBackfill queues the back-fill of newly declared tag keys
+	// in the transaction that declares them (the job runner's InsertTx);
+	// nil back-fills at once, before PutTags returns.
+	EnqueueTagBackfill func(ctx context.Context, tx pgx.Tx, projectID string) error
+	// TagBackfillChunk bounds the calls one tag back-fill step counts
+	// (DefaultTagBackfillChunk when 0).
+	TagBackfillChunk int
 	// keys caches authenticated API keys (CacheAPIKeys); nil: none.
 	keys *keyCache
 	// MergeSlice bounds the calls one rollup merge step folds

@@ -46,13 +46,22 @@ func ReportStatements(project string, now time.Time) map[string]Statement {
 		if v.filtered {
 			args["agent"] = "a1"
 		}
+		if v.tag != noTag {
+			delete(args, "agent")
+			args["tag"], args["max_tag_values"] = "team", int32(MaxTagValues)
+			if v.tag == tagFilter {
+				args["tag_value"] = "payments"
+			} else {
+				args["dim"] = "tag.team"
+			}
+		}
 		switch v.report {
 		case "by_key.sql":
 			args["limit"] = int64(10)
 		case "by_bucket.sql", "by_key_bucket.sql":
 			args["bucket_secs"] = 3600.0
 		}
-		out[fmt.Sprintf("%s %s filtered=%v perAgent=%v", v.report, v.dim, v.filtered, v.perAgent)] = Statement{sql, args}
+		out[fmt.Sprintf("%s %s filtered=%v perAgent=%v tag=%d", v.report, v.dim, v.filtered, v.perAgent, v.tag)] = Statement{sql, args}
 	}
 	args := windowArgs(project, "", segs, 0)
 	args["dim"], args["limit"] = "session", int64(10)

@@ -112,7 +112,14 @@ func rate(b *testing.B, calls []event.Event, project string, write func([]event.
 // of the machine being the ingest's loss:
 //
 //	go test -run '^$' -bench BenchmarkMergeSteady -benchtime 1x ./internal/postgres/
-func BenchmarkMergeSteady(b *testing.B) {
+func BenchmarkMergeSteady(b *testing.B) { mergeSteady(b, false) }
+
+// BenchmarkMergeSteadyTagged is BenchmarkMergeSteady with the project
+// declaring the calls' team tag (benchdata.TagKey): the merger's cost of
+// the tag rollups (docs/tags.md).
+func BenchmarkMergeSteadyTagged(b *testing.B) { mergeSteady(b, true) }
+
+func mergeSteady(b *testing.B, tagged bool) {
 	ctx := context.Background()
 	db := openDB(b)
 	day := benchdata.Generate(benchdata.Default, pricing.Builtin(), "", time.Now().UTC(), benchdata.Default.Days-1)
@@ -120,6 +127,11 @@ func BenchmarkMergeSteady(b *testing.B) {
 	const every = 16
 	for range b.N {
 		project := newProject(b, db)
+		if tagged {
+			if err := db.PutTags(ctx, project, []string{benchdata.TagKey}); err != nil {
+				b.Fatal(err)
+			}
+		}
 		var merging, running time.Duration
 		var merges, rows int64
 		var refreshed int

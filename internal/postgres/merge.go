@@ -34,15 +34,16 @@ const snapshotXmin = `SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigi
 // rollups a rebuild is about to recompute) into the rollups, moves the
 // watermark to $2 and forgets the batches logged below it, in one
 // statement. The calls are first summed per hour
-// and combination of keys (the finest grain: every rollup row is a sum of
+// and combination of keys (the declared tags' values among them) (the finest grain: every rollup row is a sum of
 // these), so the expansion into one row per dimension works on fewer rows.
-var mergeSQL = `WITH src AS (
+var mergeSQL = `WITH ` + tagKeys + `, src AS (
   SELECT project_id, date_trunc('hour', ts, 'UTC') AS ts, agent_name, model, billing, user_id, session_id,
-    workflow, tool_name, max(ts) AS last_ts, ` + strings.Join(sumsOf("c"), ", ") + `
-  FROM (SELECT ` + contribution("e") + `
-    FROM events e WHERE e.tx >= $1 AND e.tx < $2 AND ($3::uuid IS NULL OR e.project_id <> $3)) c
-  GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9
-)` + rollupUpsert() + agentKeysUpsert + lastSeenMerge + `, st AS (UPDATE rollup_state SET watermark = $2 RETURNING 1),
+    workflow, tool_name, tags, max(ts) AS last_ts, ` + strings.Join(sumsOf("c"), ", ") + `
+  FROM (SELECT ` + contribution("e") + `, ` + tagsOf("e", tagCovered) + ` AS tags
+    FROM events e LEFT JOIN pt p ON p.project_id = e.project_id
+    WHERE e.tx >= $1 AND e.tx < $2 AND ($3::uuid IS NULL OR e.project_id <> $3)) c
+  GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9, 10
+)` + rollupUpsert() + tagUpsert(true) + agentKeysUpsert + lastSeenMerge + `, st AS (UPDATE rollup_state SET watermark = $2 RETURNING 1),
 bl AS (DELETE FROM ingest_batches WHERE tx < $2)
 SELECT (SELECT count(*) FROM src), (SELECT count(*) FROM rh) + (SELECT count(*) FROM rd) + (SELECT count(*) FROM rw),
   (SELECT count(*) FROM st)`

@@ -9,7 +9,7 @@ import (
 // RebuildRollups recomputes a project's rollups (hourly, daily, weekly,
 // the session totals of migration 0014 from the hourly rows, the agents'
 // hourly users and sessions of migration 0019, and when each agent last
-// used each tool and model) from its
+// used each tool and model, and the declared tags' rollups) from its
 // events, with the SQL function the upgrade backfill of migration
 // 0005 runs; call it after loading events behind the merger's back
 // (CopyEvents, a bulk loader), where recomputing is far cheaper than
@@ -37,8 +37,10 @@ func (db *DB) RebuildRollups(ctx context.Context, projectID string) error {
 		if _, err := tx.Exec(ctx, lastSeenRebuild, pgx.StrictNamedArgs{"project_id": projectID, "below": res.Watermark}); err != nil {
 			return err
 		}
-		_, err = tx.Exec(ctx, `SELECT llmcost_rebuild_session_rollups($1::uuid)`, projectID)
-		return err
+		if _, err = tx.Exec(ctx, `SELECT llmcost_rebuild_session_rollups($1::uuid)`, projectID); err != nil {
+			return err
+		}
+		return rebuildTags(ctx, tx, projectID, res.Watermark)
 	})
 	return translate(err, "rollups")
 }

@@ -186,12 +186,13 @@ func (db *DB) Reprice(ctx context.Context, cat *pricing.Catalogue, f RepriceFilt
 // (every CTE sees the statement's snapshot), src turns old → new into delta
 // contributions (no calls or tokens, only cost, unpriced and savings move).
 // Events in the tail need no delta: the merger will read their new values.
-var repriceSQL = `WITH u AS (
+var repriceSQL = `WITH ` + tagKeys + `, u AS (
   SELECT * FROM unnest(@project_id::uuid[], @event_id::text[], @cost_nano::bigint[], @catalogue_cost_nano::bigint[],
     @read_savings_nano::bigint[], @write_premium_nano::bigint[], @price_period::text[])
     AS u(p, e, c, cc, rs, wp, pp)
 ), old AS (
-  SELECT ev.*, u.c, u.cc, u.rs, u.wp FROM events ev JOIN u ON ev.project_id = u.p AND ev.event_id = u.e
+  SELECT ev.*, u.c, u.cc, u.rs, u.wp, ` + tagsOf("ev", tagCovered) + ` AS tags
+  FROM events ev JOIN u ON ev.project_id = u.p AND ev.event_id = u.e LEFT JOIN pt p ON p.project_id = ev.project_id
 ), ptd AS (
   UPDATE project_totals t SET money_nano = t.money_nano + d.delta
   FROM (SELECT project_id, sum(greatest(c, cc, rs, wp) - ` + callMoney + `) AS delta FROM old GROUP BY 1) d
@@ -210,9 +211,9 @@ var repriceSQL = `WITH u AS (
     -(NOT priced)::int::bigint AS unpriced_calls, rs - read_savings_nano AS read_savings_nano,
     wp - write_premium_nano AS write_premium_nano, 0::bigint AS events_with_cache,
     CASE WHEN success THEN 0 ELSE c - cost_nano END AS failed_cost_nano, 0::bigint AS traced_calls,
-    0::bigint AS output_over_16_calls, 0::bigint AS output_over_256_calls
+    0::bigint AS output_over_16_calls, 0::bigint AS output_over_256_calls, tags
   FROM old WHERE tx < @watermark
-)` + rollupUpsert() + `
+)` + rollupUpsert() + tagUpsert(false) + `
 SELECT (SELECT count(*) FROM upd), ` + runKeysOf("upd")
 
 // applyReprice updates the changed events and their rollups chunk by

@@ -26,7 +26,7 @@ var sessionTopSQL = fillSQL(mustQuery("session_top.sql"), map[string]string{
 // over all agents, by key with a limit, and with whole days (the days are
 // one span: the session dimension has no weekly rows).
 func useSessionTop(q WindowQuery, s analytics.Segments) bool {
-	return q.Dim == "session" && q.AgentName == "" && q.BucketWidth == 0 && q.Limit > 0 &&
+	return q.Dim == "session" && q.AgentName == "" && q.Tag == "" && q.BucketWidth == 0 && q.Limit > 0 &&
 		!s.Days.Empty() && s.Weeks.Empty() && s.DaysTail.Empty()
 }
 

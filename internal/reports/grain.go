@@ -16,6 +16,9 @@ type Params struct {
 	Range          analytics.Range
 	Window         analytics.Span
 	Limit          int
+	// Tag and TagValue narrow every read to the calls whose value of the
+	// declared key Tag is TagValue ("": no tag filter; not with Agent).
+	Tag, TagValue string
 }
 
 // Params builds the parameters of a report over rng ending now.
@@ -35,7 +38,7 @@ func (p Params) ByKey(dim string, limit int) postgres.WindowQuery {
 		grain = analytics.Week
 	}
 	return postgres.WindowQuery{ProjectID: p.Project, Dim: dim, AgentName: p.Agent,
-		Segments: analytics.Decompose(p.Window, grain), Limit: limit}
+		Segments: analytics.Decompose(p.Window, grain), Limit: limit, Tag: p.Tag, TagValue: p.TagValue}
 }
 
 // Series is the read of the range's time buckets: 5-minute buckets from
@@ -51,7 +54,7 @@ func (p Params) Series() postgres.WindowQuery {
 		grain = analytics.Hour
 	}
 	return postgres.WindowQuery{ProjectID: p.Project, Dim: "agent", AgentName: p.Agent,
-		Segments: analytics.Decompose(p.Window, grain), BucketWidth: width}
+		Segments: analytics.Decompose(p.Window, grain), BucketWidth: width, Tag: p.Tag, TagValue: p.TagValue}
 }
 
 // Filled is every bucket of the window, the ones points lack zero-filled.
@@ -94,13 +97,13 @@ type Full struct {
 // agents the agent and model keys are one pass over the window at day
 // grain (as the agents and models reports read it), with the time series
 // in the same statement when it has that grain too (postgres.ReadFull);
-// narrowed to one agent, whose model rows are daily only, they are three
-// window reads.
+// narrowed to one agent (whose model rows are daily only) or to a tag's
+// value, they are three window reads.
 func (rs *Reports) Full(ctx context.Context, p Params) (Full, error) {
 	var agents []analytics.Keyed
 	var models postgres.WindowResult
 	var points []analytics.Point
-	if p.Agent == "" {
+	if p.Agent == "" && p.Tag == "" {
 		series := p.Series()
 		res, err := rs.DB.ReadFull(ctx, postgres.FullQuery{ProjectID: p.Project, Segments: series.Segments,
 			KeySegments: p.ByKey("agent", 0).Segments, BucketWidth: series.BucketWidth, Limit: p.Limit})

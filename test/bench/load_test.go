@@ -50,6 +50,10 @@ func seed(b *testing.B, db *postgres.DB, spec benchdata.Spec, schema string) dat
 		b.Fatal(err)
 	}
 	projectID := createProject(b, db)
+	// Declared before the calls: RebuildRollups counts them under it.
+	if err := db.PutTags(ctx, projectID, []string{benchdata.TagKey}); err != nil {
+		b.Fatal(err)
+	}
 	anchor := time.Now().UTC().Truncate(time.Second)
 	t := time.Now()
 	if err := copyDays(ctx, db, spec, projectID, anchor); err != nil {

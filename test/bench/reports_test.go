@@ -2,12 +2,15 @@ package bench
 
 import (
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/llmcost/llmcost/internal/benchdata"
 )
 
 // Timing shape: each report and range is warmed up, then timed this many
@@ -40,6 +43,10 @@ var reports = []report{
 	{"/v1/analytics/workflows/distribution", 10}, {"/v1/analytics/workflows/repeated-work", 10},
 }
 
+// tagDim is the bench project's declared tag as a dimension, and
+// tagFilter one of its values as a report filter (benchdata.TagKey).
+var tagDim, tagFilter = "tag." + benchdata.TagKey, url.Values{"tag." + benchdata.TagKey: {benchdata.TeamName(0)}}
+
 // timing is one report's p50 and p95 per range; served is false when the
 // build has no such endpoint.
 type timing struct {
@@ -50,32 +57,45 @@ type timing struct {
 }
 
 // timeReports times every report over every range, plain and narrowed to
-// one agent.
+// one agent, then by the declared tag and every spend report narrowed to
+// one of its values.
 func timeReports(b *testing.B, srv *llmcost, key, agent string) []timing {
 	var out []timing
 	for _, narrow := range []string{"", agent} {
 		for _, rep := range reports {
 			name := strings.TrimPrefix(rep.path, "/v1/analytics/")
+			q := url.Values{}
 			if narrow != "" {
 				name += " ?agent_name"
+				q.Set("agent_name", narrow)
 			}
-			t := timing{name: name, served: true, p50: map[string]time.Duration{}, p95: map[string]time.Duration{}}
-			for _, rng := range ranges {
-				q := url.Values{"range": {rng}}
-				if narrow != "" {
-					q.Set("agent_name", narrow)
-				}
-				p50, p95, served := timeOne(b, srv, key, rep.path+"?"+q.Encode())
-				if !served {
-					t.served = false
-					break
-				}
-				t.p50[rng], t.p95[rng] = p50, p95
-			}
-			out = append(out, t)
+			out = append(out, timeRanges(b, srv, key, name, rep.path, q))
+		}
+	}
+	out = append(out, timeRanges(b, srv, key, "by/"+tagDim, "/v1/analytics/by/"+tagDim, url.Values{}))
+	for _, rep := range reports {
+		if rep.issue == 9 {
+			out = append(out, timeRanges(b, srv, key, strings.TrimPrefix(rep.path, "/v1/analytics/")+" ?"+tagDim,
+				rep.path, tagFilter))
 		}
 	}
 	return out
+}
+
+// timeRanges times one report with the parameters q over every range.
+func timeRanges(b *testing.B, srv *llmcost, key, name, path string, q url.Values) timing {
+	t := timing{name: name, served: true, p50: map[string]time.Duration{}, p95: map[string]time.Duration{}}
+	for _, rng := range ranges {
+		q := maps.Clone(q)
+		q.Set("range", rng)
+		p50, p95, served := timeOne(b, srv, key, path+"?"+q.Encode())
+		if !served {
+			t.served = false
+			break
+		}
+		t.p50[rng], t.p95[rng] = p50, p95
+	}
+	return t
 }
 
 // timeOne warms one request up and times it timedRuns times; false when the

@@ -32,12 +32,14 @@
 -- every agent's keys (PerAgent) keys its rows by agent and key; one read of
 -- several dimensions (/full) takes @dims and expands each raw event into
 -- one row per dimension; the session read (session_top.sql) reads only
--- the daily rows of the sessions crossing a day boundary (day_keys).
+-- the daily rows of the sessions crossing a day boundary (day_keys); a
+-- read narrowed to a tag's value, or by a tag, reads the tag rollups
+-- (the tables' markers) and the tag's value of each raw event.
 SELECT dim, /* TEMPLATE_BEGIN: rollup_key */ key /* TEMPLATE_END */ AS key, bucket AS t, calls, input_tokens, output_tokens, cached_tokens, cache_write_tokens, total_tokens,
     cost_nano, subscription_nano, latency_sum, latency_count, success_calls, unpriced_calls,
     read_savings_nano, write_premium_nano, events_with_cache, failed_cost_nano, traced_calls,
     output_over_16_calls, output_over_256_calls
-  FROM rollup_hour
+  FROM /* TEMPLATE_BEGIN: hour_table */ rollup_hour /* TEMPLATE_END */
   WHERE project_id = @project_id AND /* TEMPLATE_BEGIN: rollup_dim */ dim = @dim /* TEMPLATE_END */ AND /* TEMPLATE_BEGIN: rollup_agent */ agent_name = @agent /* TEMPLATE_END */
     AND ((bucket >= @hour_head_start AND bucket < @hour_head_end) OR (bucket >= @hour_tail_start AND bucket < @hour_tail_end))
   UNION ALL
@@ -45,7 +47,7 @@ SELECT dim, /* TEMPLATE_BEGIN: rollup_key */ key /* TEMPLATE_END */ AS key, buck
     cost_nano, subscription_nano, latency_sum, latency_count, success_calls, unpriced_calls,
     read_savings_nano, write_premium_nano, events_with_cache, failed_cost_nano, traced_calls,
     output_over_16_calls, output_over_256_calls
-  FROM rollup_day
+  FROM /* TEMPLATE_BEGIN: day_table */ rollup_day /* TEMPLATE_END */
   WHERE project_id = @project_id AND /* TEMPLATE_BEGIN: rollup_dim */ dim = @dim /* TEMPLATE_END */ AND /* TEMPLATE_BEGIN: rollup_agent */ agent_name = @agent /* TEMPLATE_END */ AND /* TEMPLATE_BEGIN: day_keys */ true /* TEMPLATE_END */
     AND ((bucket >= @days_start AND bucket < @days_end) OR (bucket >= @days_tail_start AND bucket < @days_tail_end))
   UNION ALL
@@ -53,7 +55,7 @@ SELECT dim, /* TEMPLATE_BEGIN: rollup_key */ key /* TEMPLATE_END */ AS key, buck
     cost_nano, subscription_nano, latency_sum, latency_count, success_calls, unpriced_calls,
     read_savings_nano, write_premium_nano, events_with_cache, failed_cost_nano, traced_calls,
     output_over_16_calls, output_over_256_calls
-  FROM rollup_week
+  FROM /* TEMPLATE_BEGIN: week_table */ rollup_week /* TEMPLATE_END */
   WHERE project_id = @project_id AND /* TEMPLATE_BEGIN: rollup_dim */ dim = @dim /* TEMPLATE_END */ AND /* TEMPLATE_BEGIN: rollup_agent */ agent_name = @agent /* TEMPLATE_END */ AND bucket >= @weeks_start AND bucket < @weeks_end
   UNION ALL
   SELECT /* TEMPLATE_BEGIN: raw_dim */ @dim::text /* TEMPLATE_END */, /* TEMPLATE_BEGIN: raw_key */ e.agent_name /* TEMPLATE_END */, e.ts, 1, e.input_tokens, e.output_tokens, e.cached_tokens,

@@ -1,0 +1,66 @@
+package postgres
+
+import "strings"
+
+// The report reads of the chargeback tags (docs/tags.md): a tag filter
+// and by/tag.<key> read window.sql over the tag rollups.
+
+// tagRead is how a report read involves a tag.
+type tagRead int
+
+const (
+	noTag tagRead = iota
+	tagFilter
+	tagBy
+)
+
+// tagValueOf is a raw event's (alias e, its key's project_tags row pk)
+// value of the read's tag as the tag rollups count it: NULL while the
+// back-fill has not reached it, the value as it is while the key has room
+// or holds it, (other) past the bound (a tail value not yet admitted
+// counts as itself while there is room, as the merger will count it).
+// Inline expressions, not a function: an edge hour of a busy project is
+// thousands of calls.
+const tagValueOf = `CASE WHEN e.tx >= pk.backfill_below OR e.ts < pk.backfill_cursor THEN
+    CASE WHEN llmcost_tag_value(e.metadata -> @tag) LIKE '(%' OR pk.admitted < @max_tag_values
+      OR EXISTS (SELECT 1 FROM tag_values tv WHERE tv.project_id = e.project_id AND tv.tag = @tag
+        AND tv.value = llmcost_tag_value(e.metadata -> @tag))
+    THEN llmcost_tag_value(e.metadata -> @tag) ELSE '` + TagOther + `' END END`
+
+// tagRawFrom joins each raw event to its project's row of the read's key.
+const tagRawFrom = "events e JOIN project_tags pk ON pk.project_id = e.project_id AND pk.tag = @tag"
+
+// tagWindowPart is window.sql over the tag rollups: a tag filter reads
+// the rows of one value of the tag by v.dim, by/tag.<key> (v.dim "tag")
+// every value's totals keyed by value. There are no weekly tag rows
+// (segmentsFor reads whole weeks as days): the weekly part reads the
+// daily table over an empty span.
+func tagWindowPart(v windowVariant) string {
+	parts := map[string]string{"hour_table": "rollup_tag_hour", "day_table": "rollup_tag_day",
+		"week_table": "rollup_tag_day", "raw_from": tagRawFrom}
+	if v.tag == tagBy {
+		parts["rollup_dim"], parts["rollup_agent"], parts["rollup_key"] = "dim = 'tag'", "tag = @tag", "value"
+		parts["raw_agent"], parts["raw_key"] = "true", tagValueOf
+	} else {
+		parts["rollup_agent"] = "tag = @tag AND value = @tag_value"
+		parts["raw_agent"], parts["raw_key"] = tagValueOf+" = @tag_value", rawKeys[v.dim]
+	}
+	return fillSQL(queryBody("window.sql"), parts)
+}
+
+// queryText is the text of q's read (report: one of reportReads).
+func queryText(report string, q WindowQuery) string {
+	switch {
+	case IsTagDim(q.Dim):
+		return windowSQLs[windowVariant{report: report, dim: "tag", tag: tagBy}]
+	case q.Tag != "":
+		return windowSQLs[windowVariant{report: report, dim: q.Dim, tag: tagFilter}]
+	}
+	return windowSQL(report, q.Dim, q.AgentName != "", q.PerAgent)
+}
+
+// TagDimPrefix starts the dimension of a declared tag key: tag.team.
+const TagDimPrefix = "tag."
+
+// IsTagDim reports whether dim is a tag's dimension (tag.<key>).
+func IsTagDim(dim string) bool { return strings.HasPrefix(dim, TagDimPrefix) }
