@@ -83,7 +83,7 @@ func (db *DB) WriteWith(ctx context.Context, hook WriteHook, events []event.Even
 	var res WriteResult
 	var sp spendArrays
 	err := db.ingestTx(ctx, func(conn *pgxpool.Conn) (*WriteTx, error) {
-		sp = spendArrays{}
+		res, sp = WriteResult{}, spendArrays{} // an attempt after a stale routing starts afresh
 		var versions []string
 		pre, err := insert(ctx, conn, args, replayLocks{lockProjects, lockIDs}, wants, hook != nil, &res, &sp, &versions)
 		if err != nil || hook == nil || res.Stored == 0 {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
@@ -32,6 +33,33 @@ const (
 // any failure the transaction is rolled back; a connection left in an
 // unknown state (a cancelled context) is closed by the pool on release.
 func (db *DB) ingestTx(ctx context.Context, fn func(*pgxpool.Conn) (*WriteTx, error)) error {
+	var err error
+	for range routingAttempts {
+		if err = db.ingestTxOnce(ctx, fn); !isStaleRouting(err) {
+			break
+		}
+	}
+	return err
+}
+
+// routingAttempts bounds how often a batch is written again after a stale
+// routing (isStaleRouting): the partition job attaches a month at most
+// once per run, so a second attempt routes by the new partitions.
+const routingAttempts = 3
+
+// isStaleRouting reports the failure of an insert that routed a call to
+// events' DEFAULT partition while the partition job attached that call's
+// month: ATTACH lets inserts run beside it, and one that chose DEFAULT by
+// the partitions it saw at its start fails DEFAULT's new partition
+// constraint (a check violation naming no constraint). The batch rolled
+// back whole, so writing it again stores each call once.
+func isStaleRouting(err error) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && pe.Code == "23514" && pe.ConstraintName == "" && pe.TableName == "events_default"
+}
+
+// ingestTxOnce is one attempt of ingestTx.
+func (db *DB) ingestTxOnce(ctx context.Context, fn func(*pgxpool.Conn) (*WriteTx, error)) error {
 	conn, err := db.workPool().Acquire(ctx)
 	if err != nil {
 		return err

@@ -224,7 +224,7 @@ func runSustained(b *testing.B, cfg sustainedConfig) *sustainedRun {
 	bSpec.Seed, bSpec.Events = benchdata.Default.Seed+1, cfg.bystander
 	var bStats streamStats
 	if err := stream(srv, keyB, bSpec, projB, time.Now().UTC(), cfg.clients, &bStats); err != nil {
-		b.Fatalf("project B's calls: %v", err)
+		b.Fatalf("project B's calls: %v\nserver log:\n%s", err, tail(srv.output.String(), 3000))
 	}
 	waitMerged(b, db, projB)
 	waitRunsMerged(b, db, projB)

@@ -1,0 +1,66 @@
+package postgres_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/llmcost/llmcost/internal/event"
+)
+
+// A batch whose call routes to DEFAULT while the partition job attaches
+// that call's month: the insert, which chose DEFAULT by the partitions it
+// saw when it started, waits for the job and then fails DEFAULT's new
+// partition constraint. The write goes again and stores the call once, in
+// its month, instead of answering an internal error.
+func TestWriteRacingAPartitionAttachIsStoredOnce(t *testing.T) {
+	db := openDB(t)
+	p := newProject(t, db)
+	ctx := context.Background()
+	month := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	job, err := db.Pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer job.Rollback(ctx)
+	var created bool
+	if err := job.QueryRow(ctx, `SELECT llmcost_events_partition($1)`, month).Scan(&created); err != nil || !created {
+		t.Fatalf("partition of 2025-01: created %v, %v", created, err)
+	}
+	type result struct {
+		stored int64
+		err    error
+	}
+	done := make(chan result, 1)
+	go func() {
+		res, err := db.Write(ctx, []event.Event{callAt(p, "raced", month.Add(9*24*time.Hour))}, nil)
+		done <- result{res.Stored, err}
+	}()
+	// The insert has routed to DEFAULT and waits for the job's lock on it.
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		var waiting int
+		if err := db.Pool.QueryRow(ctx, `SELECT count(*) FROM pg_locks WHERE NOT granted AND relation = 'events_default'::regclass`).
+			Scan(&waiting); err != nil {
+			t.Fatal(err)
+		}
+		if waiting > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the insert never waited for the job's lock on DEFAULT")
+		}
+	}
+	if err := job.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	r := <-done
+	if r.err != nil || r.stored != 1 {
+		t.Fatalf("write racing the attach: stored %d, %v", r.stored, r.err)
+	}
+	if got := partitionOf(t, db, p, "raced"); got != "events_p202501" {
+		t.Fatalf("the call is in %s, want its month's partition", got)
+	}
+	if n := storedCopies(t, db, p, "raced"); n != 1 {
+		t.Fatalf("%d copies stored", n)
+	}
+}
