@@ -69,10 +69,12 @@ func (g *CPUGate) Do(ctx context.Context, fn func(leave func()) error) error {
 	go func() {
 		defer close(done)
 		defer func() { panicked = recover() }()
-		// Never unlocked: the thread exits with this goroutine instead
-		// of going back to the runtime with its lowered priority.
+		// Left locked once reniced: the thread exits with this goroutine
+		// instead of going back to the runtime with its lowered priority.
 		runtime.LockOSThread()
-		niceThread(g.Nice)
+		if !niceThread(g.Nice) {
+			defer runtime.UnlockOSThread()
+		}
 		err = fn(leave)
 	}()
 	<-done

@@ -3,4 +3,4 @@
 package ingest
 
 // niceThread does nothing where threads have no nice value of their own.
-func niceThread(int) {}
+func niceThread(int) bool { return false }

@@ -29,7 +29,7 @@ func TestConfigStruct(t *testing.T) {
 func TestLoadConfig(t *testing.T) {
 	custom := createDefaultConfig().(*Config)
 	custom.API = component.MustNewIDWithName("costapi", "other")
-	custom.MaxEventsPerBatch, custom.MaxOutcomesPerBatch, custom.MaxMetadataBytes, custom.DecodeNice = 10, 20, 4096, 0
+	custom.MaxEventsPerBatch, custom.MaxOutcomesPerBatch, custom.MaxMetadataBytes, custom.DecodeNice = 10, 20, 4096, 5
 	for _, tc := range []struct {
 		id   string
 		want *Config
