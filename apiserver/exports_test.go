@@ -185,6 +185,35 @@ func TestDashboardDownloadsCSV(t *testing.T) {
 	}
 	owners.must(owners.get("/export/nothing.csv"+q), 404)
 
+	// Every report table of the run pages and the chargeback page offers
+	// its download, and each is the API's CSV of that report.
+	lat := int64(300)
+	run := event.Event{ProjectID: o.ProjectID, EventID: "run1", AgentName: "planner", Model: "m1", InputTokens: 10,
+		OutputTokens: 1, TotalTokens: 11, CostNano: 900, Priced: true, Success: true, LatencyMS: &lat, Source: "batch",
+		Timestamp: e.clock.Now().Add(-2 * time.Hour), TraceID: "trace-1", SpanID: "s1", Workflow: "wf",
+		StepName: "plan", Metadata: []byte(`{"team":"payments"}`)}
+	if _, err := e.db.Write(context.Background(), []event.Event{run}, nil); err != nil {
+		t.Fatal(err)
+	}
+	e.must(e.do("PUT", "/v1/projects/"+o.ProjectID+"/tags", o.Access, map[string]any{"keys": []string{"team"}}), 200)
+	owners.must(owners.get("/workflows"+q), 200, `id="workflows-csv"`, `id="outcomes-csv"`, `id="steps-csv"`)
+	owners.must(owners.get("/traces"+q), 200, `id="traces-csv"`)
+	owners.must(owners.get("/chargeback"+q+"&key=team"), 200, `id="chargeback-csv" href="/export/chargeback.csv?`)
+	for name, route := range map[string]string{"workflows": "/v1/analytics/workflows", "outcomes": "/v1/analytics/workflows/outcomes",
+		"steps": "/v1/analytics/workflows/steps", "repeated-work": "/v1/analytics/workflows/repeated-work",
+		"traces": "/v1/analytics/traces", "chargeback": "/v1/analytics/by/tag.team"} {
+		got := owners.get("/export/" + name + ".csv" + q + "&key=team")
+		api := e.raw(route+"?range=7d&format=csv", o.Key, nil)
+		if got.Status != 200 {
+			t.Errorf("%s download: %d (API %d %s)", name, got.Status, api.Code, api.Body.String())
+			continue
+		}
+		if api.Code != 200 || got.Body != api.Body.String() || !strings.Contains(got.Body, ",") {
+			t.Errorf("%s download:\n%s\nAPI (%d):\n%s", name, got.Body, api.Code, api.Body.String())
+		}
+	}
+	owners.must(owners.get("/export/chargeback.csv"+q+"&key=nope"), 422)
+
 	viewers := e.browser()
 	viewers.signIn(v.Email)
 	if p := viewers.must(viewers.get("/models"+q), 200); strings.Contains(p.Body, "models-csv") {

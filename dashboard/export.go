@@ -15,17 +15,38 @@ import (
 // (docs/exports.md), read in process, so the download needs what the API
 // needs (EXPORT_DATA: a viewer's download is 403).
 var csvReports = map[string]string{
-	"models":     "/v1/analytics/models",
-	"agents":     "/v1/analytics/agents",
-	"timeseries": "/v1/analytics/timeseries",
-	"workflows":  "/v1/analytics/workflows",
+	"models":        "/v1/analytics/models",
+	"agents":        "/v1/analytics/agents",
+	"timeseries":    "/v1/analytics/timeseries",
+	"workflows":     "/v1/analytics/workflows",
+	"outcomes":      "/v1/analytics/workflows/outcomes",
+	"steps":         "/v1/analytics/workflows/steps",
+	"repeated-work": "/v1/analytics/workflows/repeated-work",
+	"traces":        "/v1/analytics/traces",
+	// chargeback is by/tag.<key> of the page's ?key= (csvRoute).
+	"chargeback": "/v1/analytics/by/{dimension}",
+}
+
+// spendCSV are the downloads of spend reports, which take the page's tag
+// filter; the run reports and by/tag.<key> take none.
+var spendCSV = map[string]bool{"models": true, "agents": true, "timeseries": true}
+
+// csvRoute is the API route of a download and its variables: the
+// chargeback's dimension is the page's tag key (an undeclared one is the
+// API's 422).
+func csvRoute(name string, r *http.Request) (string, map[string]string, bool) {
+	route, ok := csvReports[name]
+	if ok && name == "chargeback" {
+		return route, map[string]string{"dimension": "tag." + r.FormValue("key")}, true
+	}
+	return route, nil, ok
 }
 
 // reportCSV reads a report's CSV for the picked project and range.
-func (c client) reportCSV(route string, q url.Values) ([]byte, error) {
+func (c client) reportCSV(route string, vars map[string]string, q url.Values) ([]byte, error) {
 	q.Set("format", "csv")
 	var out []byte
-	err := c.api.Call(c.from, c.as, Call{Method: http.MethodGet, Route: route, Query: q}, &out)
+	err := c.api.Call(c.from, c.as, Call{Method: http.MethodGet, Route: route, Vars: vars, Query: q}, &out)
 	return out, err
 }
 
@@ -37,16 +58,16 @@ func (d *Dashboard) downloadCSV(w http.ResponseWriter, r *http.Request) error {
 		return nil
 	}
 	name := mux.Vars(r)["report"]
-	route, known := csvReports[name]
+	route, vars, known := csvRoute(name, r)
 	var err error = apierr.Newf(apierr.NotFound, "no report %q to download", name)
 	var body []byte
 	if known {
 		if err = pd.project(); err == nil {
-			q := pd.spend(0)
-			if name == "workflows" { // a run report: no tag filter
-				q = pd.report(0)
+			q := pd.report(0)
+			if spendCSV[name] {
+				q = pd.spend(0)
 			}
-			body, err = pd.api.reportCSV(route, q.Values())
+			body, err = pd.api.reportCSV(route, vars, q.Values())
 		}
 	}
 	if err != nil {
