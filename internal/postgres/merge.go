@@ -262,11 +262,18 @@ func (db *DB) SummarizeTail(ctx context.Context) error {
 		if _, err := tx.Exec(ctx, `SET LOCAL lock_timeout = '20ms'`); err != nil {
 			return err
 		}
-		_, err := tx.Exec(ctx, `SELECT brin_summarize_new_values('events_tx_brin')`)
+		// events_tx_brin is a partitioned index: each partition's BRIN
+		// index is summarized on its own.
+		_, err := tx.Exec(ctx, summarizeTailSQL)
 		return err
 	})
 	return translate(err, "events")
 }
+
+// summarizeTailSQL summarizes the new ranges of every partition's BRIN
+// index on tx, and answers how many ranges it summarized.
+const summarizeTailSQL = `SELECT coalesce(sum(brin_summarize_new_values(i.inhrelid::regclass)), 0)::bigint
+FROM pg_inherits i WHERE i.inhparent = 'events_tx_brin'::regclass`
 
 // TailEvents counts a project's events not yet merged into the rollups.
 func (db *DB) TailEvents(ctx context.Context, projectID string) (int64, error) {
