@@ -58,9 +58,16 @@ func (r *Runner) ResumePurges(ctx context.Context, db DeletedProjects) (int, err
 	if err != nil {
 		return 0, err
 	}
+	return r.enqueueEach(ctx, ids, func(id string) river.JobArgs { return PurgeArgs{ProjectID: id} }, purgeOpts)
+}
+
+// enqueueEach queues the job args(id) of every id with opts (unique by
+// their arguments) and answers how many it queued, those already queued
+// not counted.
+func (r *Runner) enqueueEach(ctx context.Context, ids []string, args func(id string) river.JobArgs, opts *river.InsertOpts) (int, error) {
 	n := 0
 	for _, id := range ids {
-		res, err := r.client.Insert(ctx, PurgeArgs{ProjectID: id}, purgeOpts)
+		res, err := r.client.Insert(ctx, args(id), opts)
 		if err != nil {
 			return n, err
 		}

@@ -48,17 +48,7 @@ func (r *Runner) ResumeTagBackfills(ctx context.Context, db TagBackfills) (int, 
 	if err != nil {
 		return 0, err
 	}
-	n := 0
-	for _, id := range ids {
-		res, err := r.client.Insert(ctx, TagBackfillArgs{ProjectID: id}, tagBackfillOpts)
-		if err != nil {
-			return n, err
-		}
-		if !res.UniqueSkippedAsDuplicate {
-			n++
-		}
-	}
-	return n, nil
+	return r.enqueueEach(ctx, ids, func(id string) river.JobArgs { return TagBackfillArgs{ProjectID: id} }, tagBackfillOpts)
 }
 
 // tagBackfillWorker runs a back-fill for a slice at a time.
