@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/riverqueue/river"
-	"github.com/riverqueue/river/rivertype"
 	"go.uber.org/zap"
 
 	"github.com/llmcost/llmcost/internal/postgres"
@@ -148,18 +147,8 @@ type ProviderSyncArgs struct{}
 // Kind implements river.JobArgs.
 func (ProviderSyncArgs) Kind() string { return "provider_sync" }
 
-// providerSyncOpts keep one run queued or running at a time across the
-// instances; a failed run is not retried, the next tick is.
-func providerSyncOpts() *river.InsertOpts {
-	return &river.InsertOpts{MaxAttempts: 1, UniqueOpts: river.UniqueOpts{ByState: []rivertype.JobState{
-		rivertype.JobStateAvailable, rivertype.JobStatePending, rivertype.JobStateRunning,
-		rivertype.JobStateRetryable, rivertype.JobStateScheduled}}}
-}
-
 func providerSyncPeriodic(tick time.Duration) *river.PeriodicJob {
-	return river.NewPeriodicJob(river.PeriodicInterval(tick), func() (river.JobArgs, *river.InsertOpts) {
-		return ProviderSyncArgs{}, providerSyncOpts()
-	}, &river.PeriodicJobOpts{ID: "provider_sync", RunOnStart: true})
+	return onePeriodic("provider_sync", tick, ProviderSyncArgs{})
 }
 
 // SyncNow queues a run over the due connections now (a "sync now", a new

@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/riverqueue/river"
-	"github.com/riverqueue/river/rivertype"
 	"go.uber.org/zap"
 
 	"github.com/llmcost/llmcost/internal/postgres"
@@ -37,11 +36,7 @@ func (RawStorageArgs) Kind() string { return "raw_storage" }
 // leader only and never while one is queued or running: one run at a
 // time across all instances. A failed run is not retried; the next is.
 func rawStoragePeriodic(interval time.Duration) *river.PeriodicJob {
-	return river.NewPeriodicJob(river.PeriodicInterval(interval), func() (river.JobArgs, *river.InsertOpts) {
-		return RawStorageArgs{}, &river.InsertOpts{MaxAttempts: 1, UniqueOpts: river.UniqueOpts{ByState: []rivertype.JobState{
-			rivertype.JobStateAvailable, rivertype.JobStatePending, rivertype.JobStateRunning,
-			rivertype.JobStateRetryable, rivertype.JobStateScheduled}}}
-	}, &river.PeriodicJobOpts{ID: "raw_storage", RunOnStart: true})
+	return onePeriodic("raw_storage", interval, RawStorageArgs{})
 }
 
 // rawStorageWorker runs one partition and retention pass.

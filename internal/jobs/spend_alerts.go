@@ -187,9 +187,7 @@ func (SpendWatchArgs) Kind() string { return "spend_watch" }
 // queued or running at a time across the instances; a failed one is not
 // retried, the next tick is.
 func spendWatchPeriodic(tick time.Duration) *river.PeriodicJob {
-	return river.NewPeriodicJob(river.PeriodicInterval(tick), func() (river.JobArgs, *river.InsertOpts) {
-		return SpendWatchArgs{}, providerSyncOpts()
-	}, &river.PeriodicJobOpts{ID: "spend_watch", RunOnStart: true})
+	return onePeriodic("spend_watch", tick, SpendWatchArgs{})
 }
 
 type spendWatchWorker struct {

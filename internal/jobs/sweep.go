@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/riverqueue/river"
-	"github.com/riverqueue/river/rivertype"
 	"go.uber.org/zap"
 
 	"github.com/llmcost/llmcost/internal/postgres"
@@ -30,11 +29,7 @@ func (SweepArgs) Kind() string { return "sweep" }
 // only and never while one is queued or running: one sweep at a time
 // across all instances. A failed sweep is not retried; the next is.
 func sweepPeriodic(interval time.Duration) *river.PeriodicJob {
-	return river.NewPeriodicJob(river.PeriodicInterval(interval), func() (river.JobArgs, *river.InsertOpts) {
-		return SweepArgs{}, &river.InsertOpts{MaxAttempts: 1, UniqueOpts: river.UniqueOpts{ByState: []rivertype.JobState{
-			rivertype.JobStateAvailable, rivertype.JobStatePending, rivertype.JobStateRunning,
-			rivertype.JobStateRetryable, rivertype.JobStateScheduled}}}
-	}, &river.PeriodicJobOpts{ID: "sweep", RunOnStart: true})
+	return onePeriodic("sweep", interval, SweepArgs{})
 }
 
 // sweepWorker runs one sweep.

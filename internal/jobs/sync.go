@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/riverqueue/river"
-	"github.com/riverqueue/river/rivertype"
 
 	"github.com/llmcost/llmcost/internal/catalogsync"
 )
@@ -21,11 +20,7 @@ func (SyncArgs) Kind() string { return "catalogue_sync" }
 // inserted while another is still queued or running, so one instance at a
 // time syncs. A failed sync is not retried: the next period is the retry.
 func syncPeriodic(interval time.Duration) *river.PeriodicJob {
-	return river.NewPeriodicJob(river.PeriodicInterval(interval), func() (river.JobArgs, *river.InsertOpts) {
-		return SyncArgs{}, &river.InsertOpts{MaxAttempts: 1, UniqueOpts: river.UniqueOpts{ByState: []rivertype.JobState{
-			rivertype.JobStateAvailable, rivertype.JobStatePending, rivertype.JobStateRunning,
-			rivertype.JobStateRetryable, rivertype.JobStateScheduled}}}
-	}, &river.PeriodicJobOpts{ID: "catalogue_sync", RunOnStart: true})
+	return onePeriodic("catalogue_sync", interval, SyncArgs{})
 }
 
 // syncWorker runs one sync on this instance's Syncer; the others load the
