@@ -117,9 +117,14 @@ var tagFillSQL = `WITH ` + tagKeys + `, src AS (
 SELECT coalesce(sum(calls), 0) FROM src`
 
 // tagFillNext is where the back-fill's next chunk ends: the time of the
-// chunk-th call after the cursor, NULL when fewer remain.
-const tagFillNext = `SELECT ts FROM events WHERE project_id = $1 AND tx < $2 AND ts >= $3
-ORDER BY ts OFFSET $4 LIMIT 1`
+// chunk-th call after the cursor, no row when fewer remain. When that
+// call has the cursor's own time (more than a chunk of calls share one
+// timestamp: a back-fill stamped to the second), the chunk takes every
+// call of that time and ends at the next later one (NULL: none), or the
+// cursor would never move.
+const tagFillNext = `SELECT CASE WHEN n.ts > $3 THEN n.ts
+  ELSE (SELECT min(ts) FROM events WHERE project_id = $1 AND tx < $2 AND ts > $3) END
+FROM (SELECT ts FROM events WHERE project_id = $1 AND tx < $2 AND ts >= $3 ORDER BY ts OFFSET $4 LIMIT 1) n`
 
 // BackfillTags counts the calls stored before each newly declared key of
 // the project, chunk by chunk in the calls' time order, each chunk in its

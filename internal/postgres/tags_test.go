@@ -324,3 +324,44 @@ func TestTagValuesPastTheBoundCountAsOther(t *testing.T) {
 		t.Fatalf("tags: %+v %v", keys, err)
 	}
 }
+
+// More calls than a back-fill chunk share one timestamp (a back-fill
+// stamped to the second): the chunk takes them all and the back-fill
+// ends, each call counted once.
+func TestTagBackfillPassesCallsSharingATimestamp(t *testing.T) {
+	db := openDB(t)
+	ctx := context.Background()
+	p := newProject(t, db)
+	t0 := time.Date(2026, 6, 10, 3, 0, 0, 0, time.UTC)
+	es := make([]event.Event, 30)
+	for i := range es {
+		es[i] = callAt(p, fmt.Sprintf("same-%d", i), t0)
+		if i >= 20 {
+			es[i].Timestamp = t0.Add(time.Second)
+		}
+	}
+	if _, err := db.Write(ctx, es, nil); err != nil {
+		t.Fatal(err)
+	}
+	merge(t, db)
+	db.EnqueueTagBackfill = func(context.Context, pgx.Tx, string) error { return nil }
+	db.TagBackfillChunk = 7
+	if err := db.PutTags(ctx, p, []string{"team"}); err != nil {
+		t.Fatal(err)
+	}
+	steps := 0
+	for done := false; !done; steps++ {
+		if steps > 10 {
+			t.Fatal("the back-fill does not pass calls sharing a timestamp")
+		}
+		var err error
+		if done, err = db.BackfillTags(ctx, p, time.Unix(1, 0)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var n int
+	if err := db.Pool.QueryRow(ctx, `SELECT coalesce(sum(calls), 0)::int FROM rollup_tag_day
+		WHERE project_id = $1 AND tag = 'team' AND dim = 'tag'`, p).Scan(&n); err != nil || n != 30 {
+		t.Fatalf("the back-fill counted %d calls, want 30 (%v)", n, err)
+	}
+}
