@@ -31,6 +31,12 @@ type merger struct {
 // 10,000 calls a second, 5,000 calls), seldom enough to cost nothing.
 const lagEvery = 500 * time.Millisecond
 
+// statsEvery is how often the partitions of raw calls that grew are
+// analyzed (postgres.AnalyzeGrownPartitions): a back-fill's month goes
+// from empty to a million calls in a minute, and a plan made from a
+// minute-old picture of it can read every row of the project.
+const statsEvery = 10 * time.Second
+
 // startMerger runs the merge loops on db until stop, and keeps gate's
 // snapshot of their lag current.
 func startMerger(db *postgres.DB, every time.Duration, log *zap.Logger, gate *backlog.Gate) *merger {
@@ -61,6 +67,11 @@ func startMerger(db *postgres.DB, every time.Duration, log *zap.Logger, gate *ba
 		return false, err
 	}
 	m.wg.Go(func() { loop(ctx, min(every, lagEvery), log, "lag of the mergers (for back-pressure)", lag) })
+	stats := func(ctx context.Context) (bool, error) {
+		_, err := db.AnalyzeGrownPartitions(ctx, 0)
+		return false, err
+	}
+	m.wg.Go(func() { loop(ctx, statsEvery, log, "statistics of the raw calls' partitions", stats) })
 	return m
 }
 

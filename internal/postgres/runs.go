@@ -57,6 +57,11 @@ func keyArrays(keys []RunKey) ([]string, []string) {
 	return p, t
 }
 
+// customPlans makes the rest of a transaction plan each statement for
+// its arguments and the partitions' current sizes, never a cached
+// generic plan.
+const customPlans = "SET LOCAL plan_cache_mode = force_custom_plan"
+
 // runLockSQL takes the runs' advisory locks (class 4242 of the two-key
 // space, apart from the one-key re-pricing lock) in one global order (by
 // hash), so concurrent batches touching the same runs queue instead of
@@ -85,6 +90,12 @@ func RefreshRuns(ctx context.Context, tx pgx.Tx, keys []RunKey) error {
 	}
 	keys = sortKeys(keys)
 	p, t := keyArrays(keys)
+	// Planned for these runs each time: a plan cached while a month's
+	// partition was empty scans it whole once per run (seconds per refresh
+	// during a back-fill into that month) until the partition is analyzed.
+	if _, err := tx.Exec(ctx, customPlans); err != nil {
+		return err
+	}
 	// The marks first (runs_pending.go): a batch marking a run from now on
 	// waits for this commit; one that marked it before has committed its calls.
 	var locked int64
