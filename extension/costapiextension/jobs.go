@@ -115,6 +115,16 @@ func (e *Extension) startJobs(ctx context.Context, mailer mail.Sender) error {
 	} else if n > 0 {
 		e.set.Logger.Info("tag back-fills resumed", zap.Int("projects", n))
 	}
+	// Calls landing in DEFAULT (months without a partition: a back-fill)
+	// get their months within a round instead of at the hourly run.
+	e.merger.also(defaultCheckEvery, e.set.Logger, "partitions for calls in DEFAULT",
+		func(ctx context.Context) error {
+			held, err := e.db.DefaultHoldsCalls(ctx)
+			if err != nil || !held {
+				return err
+			}
+			return runner.StoreRawNow(ctx)
+		})
 	hook := alerts.New(e.set.Logger, nil)
 	e.db.Hook = hook
 	e.merger.also(e.cfg.RollupMergeInterval, e.set.Logger, "queued alerts into notifications and deliveries",
@@ -127,6 +137,10 @@ func (e *Extension) startJobs(ctx context.Context, mailer mail.Sender) error {
 		zap.String("mail_retried_for", cfg.Retry.Span(j.MailAttempts).String()))
 	return nil
 }
+
+// defaultCheckEvery is how often DEFAULT is checked for calls to move
+// into partitions of their own.
+const defaultCheckEvery = 30 * time.Second
 
 // stopJobs stops the runner within jobs.stop_timeout; the pool must still
 // be open.

@@ -39,6 +39,15 @@ func rawStoragePeriodic(interval time.Duration) *river.PeriodicJob {
 	return onePeriodic("raw_storage", interval, RawStorageArgs{})
 }
 
+// StoreRawNow queues a partition run now, unless one is already queued or
+// running: when calls land in DEFAULT (a back-fill into months without a
+// partition), waiting for the hourly run would leave every read of those
+// months scanning DEFAULT for up to an hour.
+func (r *Runner) StoreRawNow(ctx context.Context) error {
+	_, err := r.client.Insert(ctx, RawStorageArgs{}, oneAtATime())
+	return err
+}
+
 // rawStorageWorker runs one partition and retention pass.
 type rawStorageWorker struct {
 	river.WorkerDefaults[RawStorageArgs]

@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -68,6 +69,46 @@ func monthStart(t time.Time) time.Time {
 // defaultMonthsSQL lists the months of the calls DEFAULT holds.
 const defaultMonthsSQL = `SELECT DISTINCT date_trunc('month', ts, 'UTC') FROM events_default`
 
+// DefaultHoldsCalls reports whether the DEFAULT partition holds any call:
+// the partition job has months to create and calls to move.
+func (db *DB) DefaultHoldsCalls(ctx context.Context) (bool, error) {
+	var held bool
+	err := db.mergePool().QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM events_default)`).Scan(&held)
+	return held, translate(err, "events")
+}
+
+// gapMonths is how far back from now the months between DEFAULT's oldest
+// recent call and now are all created: a back-fill sent oldest day first
+// then finds its later months ready instead of landing in DEFAULT again.
+// Older held months are created one by one, so that one call from years
+// ago does not add a partition per month since (every read without a time
+// bound visits every partition).
+const gapMonths = 12
+
+// monthsToCreate are the months of now and the ahead months after it, the
+// months DEFAULT holds calls of, and every month between the oldest of
+// those within gapMonths and now.
+func monthsToCreate(now time.Time, ahead int, held []time.Time) []time.Time {
+	var months []time.Time
+	cur := monthStart(now)
+	for i := 0; i <= ahead; i++ {
+		months = append(months, cur.AddDate(0, i, 0))
+	}
+	oldest := cur
+	for _, m := range held {
+		m = monthStart(m)
+		months = append(months, m)
+		if m.Before(oldest) && !m.Before(cur.AddDate(0, -gapMonths, 0)) {
+			oldest = m
+		}
+	}
+	for m := oldest; m.Before(cur); m = m.AddDate(0, 1, 0) {
+		months = append(months, m)
+	}
+	slices.SortFunc(months, time.Time.Compare)
+	return slices.CompactFunc(months, time.Time.Equal)
+}
+
 // partitionLockTimeout bounds how long the partition job waits for the
 // locks it needs (EXCLUSIVE on DEFAULT while it moves rows, ACCESS
 // EXCLUSIVE on the parent to drop a month), so that ingest queued behind
@@ -75,14 +116,11 @@ const defaultMonthsSQL = `SELECT DISTINCT date_trunc('month', ts, 'UTC') FROM ev
 const partitionLockTimeout = "500ms"
 
 // EnsureEventPartitions creates the partitions of now's month and the
-// ahead months after it, and of every month DEFAULT holds calls of,
-// moving those calls into them, each month in its own short transaction.
+// ahead months after it, and of every month DEFAULT holds calls of (with
+// the months between a recent one and now: monthsToCreate), moving those
+// calls into them, each month in its own short transaction.
 // It returns how many partitions it created.
 func (db *DB) EnsureEventPartitions(ctx context.Context, now time.Time, ahead int) (int, error) {
-	var months []time.Time
-	for i := 0; i <= ahead; i++ {
-		months = append(months, monthStart(now).AddDate(0, i, 0))
-	}
 	rows, err := db.mergePool().Query(ctx, defaultMonthsSQL)
 	if err != nil {
 		return 0, translate(err, "events")
@@ -91,9 +129,8 @@ func (db *DB) EnsureEventPartitions(ctx context.Context, now time.Time, ahead in
 	if err != nil {
 		return 0, translate(err, "events")
 	}
-	months = append(months, held...)
 	created := 0
-	for _, m := range months {
+	for _, m := range monthsToCreate(now, ahead, held) {
 		var did bool
 		err := pgx.BeginFunc(ctx, db.mergePool(), func(tx pgx.Tx) error {
 			if _, err := tx.Exec(ctx, `SELECT set_config('lock_timeout', $1, true)`, partitionLockTimeout); err != nil {
