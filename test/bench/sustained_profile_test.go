@@ -17,6 +17,12 @@ import (
 // while A streamed: where a merged call's cost goes.
 const envSustainedStatements = "LLMCOST_BENCH_SUSTAINED_STATEMENTS"
 
+// envSustainedExplain, set to a number of milliseconds, loads auto_explain
+// into the bench's PostgreSQL: every statement slower than that has its
+// plan, with actual rows, times and buffers, in the cluster's
+// postgres.log, to tell what a slow read during the stream did.
+const envSustainedExplain = "LLMCOST_BENCH_SUSTAINED_EXPLAIN"
+
 // sustainedSettings are serverSettings, with pg_stat_statements preloaded
 // when asked for.
 func sustainedSettings() map[string]string {
@@ -24,6 +30,13 @@ func sustainedSettings() map[string]string {
 	if os.Getenv(envSustainedStatements) == "1" {
 		s["shared_preload_libraries"] = "pg_stat_statements"
 		s["pg_stat_statements.track"] = "all"
+	}
+	if ms := os.Getenv(envSustainedExplain); ms != "" {
+		s["shared_preload_libraries"] = strings.Trim(s["shared_preload_libraries"]+",auto_explain", ",")
+		s["auto_explain.log_min_duration"] = ms
+		s["auto_explain.log_analyze"] = "on"
+		s["auto_explain.log_buffers"] = "on"
+		s["auto_explain.log_timing"] = "off"
 	}
 	return s
 }

@@ -51,7 +51,10 @@ func (l *readLog) add(reader, phase, name, rng string, status int, took time.Dur
 	case status == http.StatusOK:
 		rk := readKey{reader, phase, name, rng}
 		l.took[rk] = append(l.took[rk], took)
-	case status == http.StatusNotFound && reader != "health":
+	case status == http.StatusNotFound && reader != "health" && strings.Contains(detail, "no route"):
+		// The router's 404: this build has no such endpoint. A report's own
+		// 404 (the distribution before the back-filler has a run) counts
+		// as a failed read below.
 		l.notFound[name] = true
 	default:
 		if status >= 500 {
