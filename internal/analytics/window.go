@@ -94,6 +94,25 @@ func (s Segments) Rolled() Span {
 // location of their times).
 func (s Span) Equal(o Span) bool { return s.Start.Equal(o.Start) && s.End.Equal(o.End) }
 
+// Clip is the part of s within o: an empty span (starting at s's start)
+// when they do not overlap or either is empty.
+func (s Span) Clip(o Span) Span {
+	if s.Empty() || o.Empty() {
+		return Span{Start: s.Start, End: s.Start}
+	}
+	out := s
+	if o.Start.After(out.Start) {
+		out.Start = o.Start
+	}
+	if o.End.Before(out.End) {
+		out.End = o.End
+	}
+	if out.Empty() {
+		return Span{Start: s.Start, End: s.Start}
+	}
+	return out
+}
+
 // Equal reports whether s and o read the same sources over the same spans.
 func (s Segments) Equal(o Segments) bool {
 	a := []Span{s.RawHead, s.HourHead, s.Days, s.Weeks, s.DaysTail, s.HourTail, s.RawTail}

@@ -45,8 +45,8 @@ var agentKeysSQL = map[bool]string{
 func (db *DB) ReadAgentFacts(ctx context.Context, project, agent string, agents []string, from, to time.Time) (map[string]AgentFacts, error) {
 	out := map[string]AgentFacts{}
 	seg := analytics.Decompose(analytics.Span{Start: from, End: to}, analytics.Day)
-	rolled := seg.Rolled()
-	err := db.readSnapshot(ctx, func(tx pgx.Tx, watermark int64) error {
+	err := db.readSnapshot(ctx, project, func(tx pgx.Tx, t tail) error {
+		rolled := t.rolled(seg)
 		rows, err := tx.Query(ctx, agentSeenSQL, project, from, to, agents)
 		if err != nil {
 			return err
@@ -67,7 +67,7 @@ func (db *DB) ReadAgentFacts(ctx context.Context, project, agent string, agents 
 			"hour_tail_start": seg.HourTail.Start, "hour_tail_end": seg.HourTail.End,
 			"raw_head_start": seg.RawHead.Start, "raw_head_end": seg.RawHead.End,
 			"raw_tail_start": seg.RawTail.Start, "raw_tail_end": seg.RawTail.End,
-			"watermark": watermark, "rolled_start": rolled.Start, "rolled_end": rolled.End})
+			"watermark": t.watermark, "rolled_start": rolled.Start, "rolled_end": rolled.End})
 		if err != nil {
 			return err
 		}

@@ -151,9 +151,15 @@ func (db *DB) ReadWindows(ctx context.Context, qs ...WindowQuery) ([]WindowResul
 		}
 	}
 	out := make([]WindowResult, len(qs))
-	err := db.readSnapshot(ctx, func(tx pgx.Tx, watermark int64) error {
+	if len(qs) == 0 {
+		return out, nil
+	}
+	err := db.readSnapshot(ctx, qs[0].ProjectID, func(tx pgx.Tx, t tail) error {
 		for i, wq := range qs {
-			res, err := readWindow(ctx, tx, wq, watermark)
+			if wq.ProjectID != qs[0].ProjectID {
+				return fmt.Errorf("analytics: one snapshot reads one project, got %s and %s", qs[0].ProjectID, wq.ProjectID)
+			}
+			res, err := readWindow(ctx, tx, wq, t)
 			if err != nil {
 				return err
 			}
@@ -167,21 +173,49 @@ func (db *DB) ReadWindows(ctx context.Context, qs ...WindowQuery) ([]WindowResul
 	return out, nil
 }
 
-// readSnapshot runs read in one REPEATABLE READ read-only transaction with
-// the watermark of its snapshot, on the replica when it has caught up
-// (onReader): read sets its results anew each time it runs.
-func (db *DB) readSnapshot(ctx context.Context, read func(tx pgx.Tx, watermark int64) error) error {
+// tail is what a read of one project takes raw besides its edges: the
+// calls at or above the rollups' watermark, all of which lie in span (the
+// time span of the project's unmerged batches; empty when it has none).
+type tail struct {
+	watermark int64
+	span      analytics.Span
+}
+
+// rolled is the part of a read's rolled-up span where the project's
+// unmerged calls lie: the span its tail is read over (empty: none).
+func (t tail) rolled(s analytics.Segments) analytics.Span { return s.Rolled().Clip(t.span) }
+
+// snapshotSQL reads, in a read's snapshot, the watermark and the time span
+// of the project's calls above it (ingest_batches, migration 0036; a row
+// logged before it has no bounds and counts as unbounded). The planner
+// plans every later statement for its values (custom plans): a generic
+// plan guesses a third of the events for the tail.
+const snapshotSQL = `SELECT set_config('plan_cache_mode', 'force_custom_plan', true), s.watermark,
+  (SELECT min(coalesce(b.min_ts, '0001-01-01 00:00:00+00')) FROM ingest_batches b WHERE b.project_id = $1 AND b.tx >= s.watermark),
+  (SELECT max(coalesce(b.max_ts, '9999-12-30 00:00:00+00')) FROM ingest_batches b WHERE b.project_id = $1 AND b.tx >= s.watermark)
+FROM rollup_state s`
+
+// readSnapshot runs read of project in one REPEATABLE READ read-only
+// transaction with the tail of its snapshot, on the replica when it has
+// caught up (onReader): read sets its results anew each time it runs.
+//
+// Every call with tx at or above the watermark was logged, in the same
+// transaction, in ingest_batches with its time (the ingest statement,
+// batchLog), so the same snapshot that holds the call holds its bounds.
+func (db *DB) readSnapshot(ctx context.Context, project string, read func(tx pgx.Tx, t tail) error) error {
 	err := db.onReader(ctx, func(pool *pgxpool.Pool) error {
 		return pgx.BeginTxFunc(ctx, pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly},
 			func(tx pgx.Tx) error {
-				// The planner must see the watermark to pick the BRIN index on
-				// tx for the tail: a generic plan guesses a third of the events.
-				var watermark int64
-				if err := tx.QueryRow(ctx, `SELECT set_config('plan_cache_mode', 'force_custom_plan', true), watermark
-				FROM rollup_state`).Scan(nil, &watermark); err != nil {
+				var t tail
+				var first, last *time.Time
+				if err := tx.QueryRow(ctx, snapshotSQL, project).Scan(nil, &t.watermark, &first, &last); err != nil {
 					return err
 				}
-				return read(tx, watermark)
+				if first != nil && last != nil {
+					// Timestamps are whole microseconds: the span ends just after the last.
+					t.span = analytics.Span{Start: first.UTC(), End: last.UTC().Add(time.Microsecond)}
+				}
+				return read(tx, t)
 			})
 	})
 	return translate(err, "analytics")
@@ -222,8 +256,8 @@ func segmentsFor(q WindowQuery) analytics.Segments {
 
 // windowArgs are the parameters of window.sql but the dimension (@dim, or
 // @dims for a read of several), which the caller adds.
-func windowArgs(projectID, agent string, s analytics.Segments, watermark int64) pgx.StrictNamedArgs {
-	rolled := s.Rolled()
+func windowArgs(projectID, agent string, s analytics.Segments, t tail) pgx.StrictNamedArgs {
+	rolled := t.rolled(s)
 	return pgx.StrictNamedArgs{"project_id": projectID, "agent": agent,
 		"hour_head_start": s.HourHead.Start, "hour_head_end": s.HourHead.End,
 		"hour_tail_start": s.HourTail.Start, "hour_tail_end": s.HourTail.End,
@@ -232,12 +266,12 @@ func windowArgs(projectID, agent string, s analytics.Segments, watermark int64) 
 		"weeks_start": s.Weeks.Start, "weeks_end": s.Weeks.End,
 		"raw_head_start": s.RawHead.Start, "raw_head_end": s.RawHead.End,
 		"raw_tail_start": s.RawTail.Start, "raw_tail_end": s.RawTail.End,
-		"watermark": watermark, "rolled_start": rolled.Start, "rolled_end": rolled.End}
+		"watermark": t.watermark, "rolled_start": rolled.Start, "rolled_end": rolled.End}
 }
 
-func readWindow(ctx context.Context, tx rowsQuerier, q WindowQuery, watermark int64) (WindowResult, error) {
+func readWindow(ctx context.Context, tx rowsQuerier, q WindowQuery, t tail) (WindowResult, error) {
 	s := segmentsFor(q)
-	args := windowArgs(q.ProjectID, q.AgentName, s, watermark)
+	args := windowArgs(q.ProjectID, q.AgentName, s, t)
 	args["dim"] = q.Dim
 	if q.Tag != "" || IsTagDim(q.Dim) {
 		delete(args, "agent")

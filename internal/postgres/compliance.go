@@ -6,6 +6,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/llmcost/llmcost/internal/analytics"
+
 	"github.com/llmcost/llmcost/internal/guardrail"
 )
 
@@ -57,7 +59,7 @@ const complianceUsageSQL = `SELECT agent_name, dim, key, bucket, sum(calls)::big
 // the whole days [@days_start, @days_end), and every call of the partial
 // days at the window's edges, [@from, @days_start) and [@days_end, @to),
 // which the daily rollups cannot cut (per-agent tool rows are daily only).
-const complianceRaw = `((e.tx >= @watermark AND e.ts >= @days_start AND e.ts < @days_end)
+const complianceRaw = `((e.tx >= @watermark AND e.ts >= @tail_start AND e.ts < @tail_end)
     OR (e.ts >= @from AND e.ts < @days_start) OR (e.ts >= @days_end AND e.ts < @to))`
 
 const complianceTotalsSQL = `SELECT key, sum(calls)::bigint, sum(cost_nano)::bigint FROM (
@@ -83,7 +85,8 @@ const complianceLastSeenSQL = `SELECT agent_name, dim, key, max(last_seen) FROM 
   UNION ALL
   SELECT e.agent_name, v.dim, v.key, e.ts
   FROM events e CROSS JOIN LATERAL (VALUES ('tool', e.tool_name), ('model', e.model)) AS v(dim, key)
-  WHERE e.project_id = $1 AND e.tx >= $3 AND e.agent_name = ANY($2) AND v.key IS NOT NULL AND v.key <> ''
+  WHERE e.project_id = $1 AND e.tx >= $3 AND e.ts >= $4 AND e.ts < $5 AND e.agent_name = ANY($2)
+    AND v.key IS NOT NULL AND v.key <> ''
 ) u GROUP BY 1, 2, 3`
 
 // complianceRunsSQL reads the stored totals of the guarded agents' runs
@@ -98,13 +101,13 @@ func (db *DB) ReadCompliance(ctx context.Context, project string, agents []strin
 	if err := db.FreshRunsIn(ctx, project, from, to); err != nil {
 		return d, err
 	}
-	err := db.readSnapshot(ctx, func(tx pgx.Tx, watermark int64) error {
-		return readCompliance(ctx, tx, watermark, project, agents, from, to, &d)
+	err := db.readSnapshot(ctx, project, func(tx pgx.Tx, t tail) error {
+		return readCompliance(ctx, tx, t, project, agents, from, to, &d)
 	})
 	return d, err // readSnapshot translated it
 }
 
-func readCompliance(ctx context.Context, tx pgx.Tx, watermark int64, project string, agents []string, from, to time.Time, d *ComplianceData) error {
+func readCompliance(ctx context.Context, tx pgx.Tx, t tail, project string, agents []string, from, to time.Time, d *ComplianceData) error {
 	// The whole days [d1, d2); none (both at to) when the window holds no
 	// midnight-to-midnight day, so that the edges never overlap.
 	d1, d2 := from.Truncate(24*time.Hour), to.Truncate(24*time.Hour)
@@ -116,8 +119,9 @@ func readCompliance(ctx context.Context, tx pgx.Tx, watermark int64, project str
 	}
 	// One set of arguments for the three reads of the window: pgx sends
 	// each statement the names it has.
+	tailDays := analytics.Span{Start: d1, End: d2}.Clip(t.span)
 	args := pgx.NamedArgs{"project_id": project, "agents": agents, "from": from, "to": to,
-		"watermark": watermark, "days_start": d1, "days_end": d2}
+		"watermark": t.watermark, "days_start": d1, "days_end": d2, "tail_start": tailDays.Start, "tail_end": tailDays.End}
 	rows, err := tx.Query(ctx, complianceUsageSQL, args)
 	if err != nil {
 		return err
@@ -146,7 +150,7 @@ func readCompliance(ctx context.Context, tx pgx.Tx, watermark int64, project str
 	if err := tx.QueryRow(ctx, complianceToolCallsSQL, args).Scan(&d.ToolCalls); err != nil {
 		return err
 	}
-	rows, err = tx.Query(ctx, complianceLastSeenSQL, project, agents, watermark)
+	rows, err = tx.Query(ctx, complianceLastSeenSQL, project, agents, t.watermark, t.span.Start, t.span.End)
 	if err != nil {
 		return err
 	}

@@ -39,9 +39,11 @@ type Statement struct {
 // 90-day window of project: tests EXPLAIN each.
 func ReportStatements(project string, now time.Time) map[string]Statement {
 	segs := analytics.Decompose(analytics.Span{Start: now.Add(-90 * 24 * time.Hour), End: now}, analytics.Day)
+	// Every call unmerged, over the whole window: the widest tail read.
+	all := tail{span: segs.Rolled()}
 	out := map[string]Statement{}
 	for v, sql := range windowSQLs {
-		args := windowArgs(project, "", segs, 0)
+		args := windowArgs(project, "", segs, all)
 		args["dim"] = v.dim
 		if v.filtered {
 			args["agent"] = "a1"
@@ -63,13 +65,13 @@ func ReportStatements(project string, now time.Time) map[string]Statement {
 		}
 		out[fmt.Sprintf("%s %s filtered=%v perAgent=%v tag=%d", v.report, v.dim, v.filtered, v.perAgent, v.tag)] = Statement{sql, args}
 	}
-	args := windowArgs(project, "", segs, 0)
+	args := windowArgs(project, "", segs, all)
 	args["dim"], args["limit"] = "session", int64(10)
 	out["session_top.sql"] = Statement{sessionTopSQL, args}
-	args = windowArgs(project, "", segs, 0)
+	args = windowArgs(project, "", segs, all)
 	args["dims"] = []string{"agent", "model"}
 	out["full.sql keys"] = Statement{fullKeysSQL, args}
-	args = windowArgs(project, "", segs, 0)
+	args = windowArgs(project, "", segs, all)
 	args["dims"], args["bucket_secs"] = []string{"agent", "model"}, 86400.0
 	out["full.sql"] = Statement{fullSQL, args}
 	return out

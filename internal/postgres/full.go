@@ -66,14 +66,14 @@ func (db *DB) ReadFull(ctx context.Context, q FullQuery) (FullResult, error) {
 		keySegs = q.Segments
 	}
 	onePass := keySegs.Equal(q.Segments)
-	err := db.readSnapshot(ctx, func(tx pgx.Tx, watermark int64) error {
-		sql, args := fullKeysSQL, windowArgs(q.ProjectID, "", keySegs, watermark)
+	err := db.readSnapshot(ctx, q.ProjectID, func(tx pgx.Tx, t tail) error {
+		sql, args := fullKeysSQL, windowArgs(q.ProjectID, "", keySegs, t)
 		args["dims"] = []string{"agent", "model"}
 		if onePass {
 			sql, args["bucket_secs"] = fullSQL, q.BucketWidth.Seconds()
 		} else {
 			series, err := readWindow(ctx, tx, WindowQuery{ProjectID: q.ProjectID, Dim: "agent",
-				Segments: q.Segments, BucketWidth: q.BucketWidth}, watermark)
+				Segments: q.Segments, BucketWidth: q.BucketWidth}, t)
 			if err != nil {
 				return err
 			}

@@ -88,9 +88,11 @@ func lastSeenUpsert(from, ts, cond string) string {
 
 // batchLog (after a leading comma) logs the batch's stored calls per
 // project in ingest_batches (migration 0027), in the ingest statement: the
-// merger cuts its slices by these rows and the merge lag is read from them.
+// merger cuts its slices by these rows and the merge lag is read from
+// them; reports read the unmerged calls within their time span (0036).
 const batchLog = `, ib AS (
-  INSERT INTO ingest_batches (project_id, calls) SELECT project_id, count(*) FROM ev GROUP BY project_id
+  INSERT INTO ingest_batches (project_id, calls, min_ts, max_ts)
+  SELECT project_id, count(*), min(ts), max(ts) FROM ev GROUP BY project_id
 )`
 
 // sliceEndSQL is where the next slice of the tail ends: the first logged
@@ -225,8 +227,15 @@ func merge(ctx context.Context, tx pgx.Tx, except *string, horizon, slice int64,
 // hashing them takes about a quarter less (BenchmarkMergeSteady;
 // docs/performance.md). A hash that outgrows work_mem spills
 // to disk (PostgreSQL 13 and later), so a large backlog still merges.
-// sortsAgain undoes it for the rest of the transaction.
-const noSorts, sortsAgain = `SET LOCAL enable_sort = off`, `SET LOCAL enable_sort = on`
+//
+// It also keeps the planner off sequential scans: the merge reads one
+// slice of transaction ids, always through the BRIN index on tx, but a
+// partition analyzed while it filled has tx statistics that end below the
+// slice, and the planner then scanned the whole partition (69,000 rows
+// for a slice of none, and as many times more as the month grows).
+// sortsAgain undoes both for the rest of the transaction.
+const noSorts = `SELECT set_config('enable_sort', 'off', true), set_config('enable_seqscan', 'off', true)`
+const sortsAgain = `SELECT set_config('enable_sort', 'on', true), set_config('enable_seqscan', 'on', true)`
 
 // mergeSettings: the planner must see the watermark's value to pick the BRIN
 // index on tx (a generic plan guesses a third of the table); a tail grown

@@ -158,3 +158,55 @@ func TestReportsExactWhateverTheMerger(t *testing.T) {
 	checkReports(t, db, p, kept, now, "merged after the long transaction")
 	compareRollups(t, "after the last merge", readRollups(t, db, p), expectRollups(kept))
 }
+
+// TestTailReadWithinUnmergedSpan: reports read a project's unmerged calls
+// only within the time span its logged batches give (migration 0036), and
+// stay exact: with another project's calls unmerged beside merged ones,
+// with a project's own calls unmerged over three days, and with batches
+// logged before the bounds existed (NULL: unbounded).
+func TestTailReadWithinUnmergedSpan(t *testing.T) {
+	db := openDB(t)
+	ctx := context.Background()
+	p, q := newProject(t, db), newProject(t, db)
+	rng := rand.New(rand.NewPCG(7, 3))
+	now := time.Now().UTC()
+	kept := map[string]event.Event{}
+	write := func(project string, n int, from time.Time) {
+		t.Helper()
+		batch := randomEvents(rng, project, n, from)
+		for i := range batch {
+			batch[i].EventID += "-" + batch[i].Timestamp.Format(time.RFC3339Nano)
+		}
+		if _, err := db.Write(ctx, batch, nil); err != nil {
+			t.Fatal(err)
+		}
+		if project != p {
+			return
+		}
+		for _, e := range batch {
+			if _, dup := kept[e.EventID]; !dup {
+				kept[e.EventID] = e
+			}
+		}
+	}
+	write(p, 300, now.Add(-71*time.Hour))
+	merge(t, db)
+	write(q, 300, now.Add(-71*time.Hour)) // the other project's tail only
+	checkReports(t, db, p, kept, now, "another project's calls unmerged")
+	write(p, 300, now.Add(-71*time.Hour))
+	checkReports(t, db, p, kept, now, "its own calls unmerged over three days")
+	if _, err := db.Pool.Exec(ctx, `UPDATE ingest_batches SET min_ts = NULL, max_ts = NULL WHERE project_id = $1`, p); err != nil {
+		t.Fatal(err)
+	}
+	checkReports(t, db, p, kept, now, "batches logged without bounds")
+	merge(t, db)
+	checkReports(t, db, p, kept, now, "all merged")
+	// A batch of one call, alone in the tail: its span starts and ends at
+	// that call.
+	one := callAt(p, "alone", now.Add(-30*time.Hour).Truncate(time.Hour).Add(17*time.Minute+time.Microsecond))
+	if _, err := db.Write(ctx, []event.Event{one}, nil); err != nil {
+		t.Fatal(err)
+	}
+	kept[one.EventID] = one
+	checkReports(t, db, p, kept, now, "a batch of one call unmerged")
+}

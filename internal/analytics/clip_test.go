@@ -1,0 +1,34 @@
+package analytics
+
+import (
+	"testing"
+	"time"
+)
+
+func TestSpanClip(t *testing.T) {
+	at := func(h int) time.Time { return time.Date(2026, 11, 29, h, 0, 0, 0, time.UTC) }
+	sp := func(a, b int) Span { return Span{Start: at(a), End: at(b)} }
+	none := func(a int) Span { return Span{Start: at(a), End: at(a)} }
+	for _, tc := range []struct {
+		name    string
+		s, o    Span
+		want    Span
+		isEmpty bool
+	}{
+		{"inside", sp(0, 10), sp(2, 5), sp(2, 5), false},
+		{"covering", sp(2, 5), sp(0, 10), sp(2, 5), false},
+		{"overlapping the start", sp(2, 5), sp(0, 3), sp(2, 3), false},
+		{"overlapping the end", sp(2, 5), sp(4, 9), sp(4, 5), false},
+		{"before", sp(2, 5), sp(0, 2), none(2), true},
+		{"after", sp(2, 5), sp(5, 9), none(2), true},
+		{"o empty", sp(2, 5), none(3), none(2), true},
+		{"s empty", none(4), sp(0, 9), none(4), true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := tc.s.Clip(tc.o)
+			if !got.Equal(tc.want) || got.Empty() != tc.isEmpty {
+				t.Fatalf("%v.Clip(%v) = %v, want %v", tc.s, tc.o, got, tc.want)
+			}
+		})
+	}
+}

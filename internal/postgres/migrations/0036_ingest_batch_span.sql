@@ -1,0 +1,11 @@
+-- Each logged batch also records the time span of its stored calls, per
+-- project. A report reads the calls the rollups do not hold yet (the tail,
+-- tx at or above the watermark) raw; with these bounds it reads only the
+-- hours a project's unmerged calls lie in, through the (project_id, ts)
+-- index, and nothing at all for a project with no unmerged call. Before,
+-- the tail was found by tx alone, a predicate the planner misjudges on a
+-- partition filling up (its statistics end below the watermark): during a
+-- back-fill a 90-day report walked every call of its project in the window
+-- to find a few thousand, and every project read the back-filler's tail.
+-- Rows logged before this migration have no bounds and count as unbounded.
+ALTER TABLE ingest_batches ADD COLUMN min_ts timestamptz, ADD COLUMN max_ts timestamptz;
