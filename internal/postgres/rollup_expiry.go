@@ -64,7 +64,7 @@ SELECT count(*) FROM gone`
 
 // RollupExpiry is what one rollup expiry run did.
 type RollupExpiry struct {
-	// Projects counts the projects with an effective rollup retention.
+	// Projects counts the projects whose cutoff moved since the last run.
 	Projects int
 	// Days counts the days deleted, Rows the rows (runs with their
 	// children count once).
@@ -107,7 +107,9 @@ func (db *DB) ExpireRollups(ctx context.Context, now time.Time) (RollupExpiry, e
 	}
 	for _, p := range ps {
 		cutoff := p.ret.RollupExpiredBefore(now)
-		if cutoff == nil {
+		if cutoff == nil || (p.ret.rollupsGone != nil && !p.ret.rollupsGone.Before(*cutoff)) {
+			// Nothing expired since the last run: the cutoff moves by
+			// days, the job runs hourly.
 			continue
 		}
 		out.Projects++
@@ -205,7 +207,10 @@ func (db *DB) expireProjectRollups(ctx context.Context, project string, cutoff t
 			}
 		}
 	}
-	tag, err := pool.Exec(ctx, `DELETE FROM spend_month WHERE project_id = $1 AND month < $2::date`, project, MonthStart(cutoff))
+	// The month's counter is after the cutoff (MinRollupDays); the last
+	// condition says so once more, on the server's clock.
+	tag, err := pool.Exec(ctx, `DELETE FROM spend_month WHERE project_id = $1 AND month < $2::date
+  AND month < date_trunc('month', now() AT TIME ZONE 'UTC')::date`, project, MonthStart(cutoff))
 	if err != nil {
 		return translate(err, "spend_month")
 	}
