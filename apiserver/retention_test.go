@@ -98,3 +98,26 @@ func TestRollupRetentionShorterThanRawIsRefused(t *testing.T) {
 		t.Fatalf("rollup_days 30: %s", r.Raw)
 	}
 }
+
+// A report window that starts before the raw cutoff says where it starts:
+// at the whole hour (the hourly rollups), or at the rollups' cutoff.
+func TestReportWindowStartsWhereRetentionKeepsIt(t *testing.T) {
+	e := newEnv(t)
+	u := e.register("retention-window")
+	path := "/v1/projects/" + u.ProjectID + "/retention"
+	now := e.clock.Now().UTC()
+	ov := e.must(e.do("GET", "/v1/analytics/overview?range=7d", u.Key, nil), 200)
+	if want := now.Add(-7 * 24 * time.Hour).Format(time.RFC3339Nano); !strings.HasPrefix(ov.str("period_start"), want[:16]) {
+		t.Fatalf("kept forever: period_start %s, want now − 7 days %s", ov.str("period_start"), want)
+	}
+	e.must(e.do("PUT", path, u.Access, map[string]any{"raw_days": 1}), 200)
+	ov = e.must(e.do("GET", "/v1/analytics/overview?range=7d", u.Key, nil), 200)
+	if want := now.Add(-7 * 24 * time.Hour).Truncate(time.Hour).Format(time.RFC3339); ov.str("period_start") != want {
+		t.Fatalf("raw calls kept a day: period_start %s, want the whole hour %s", ov.str("period_start"), want)
+	}
+	e.must(e.do("PUT", path, u.Access, map[string]any{"raw_days": 1, "rollup_days": 1}), 200)
+	ov = e.must(e.do("GET", "/v1/analytics/overview?range=90d", u.Key, nil), 200)
+	if want := now.AddDate(0, 0, -31).Truncate(24 * time.Hour).Format(time.RFC3339); ov.str("period_start") != want {
+		t.Fatalf("rollups kept 31 days at least: period_start %s, want %s", ov.str("period_start"), want)
+	}
+}
