@@ -38,7 +38,7 @@ func (s *Server) parseReport(r *http.Request, allowed []analytics.Range) (report
 	}
 	p := s.reports().Params(project, q.Get("agent_name"), rng, limit)
 	p.Tag, p.TagValue = tag.key, tag.value
-	return p, nil
+	return s.reports().Retain(r.Context(), p)
 }
 
 // analyticsOverview is GET /v1/analytics/overview (24h, 7d, 30d, 90d).

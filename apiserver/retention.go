@@ -1,6 +1,7 @@
 package apiserver
 
 import (
+	"fmt"
 	"net/http"
 	"time"
 
@@ -41,6 +42,9 @@ func (s *Server) putRetention(w http.ResponseWriter, r *http.Request) error {
 		}
 	}
 	ctx, project := r.Context(), callerOf(r).ProjectID
+	if err := rollupsOutliveCalls(req, s.DB.RawRetentionDays); err != nil {
+		return err
+	}
 	if err := s.DB.PutRetention(ctx, project, req.RawDays, req.RollupDays); err != nil {
 		return err
 	}
@@ -51,10 +55,33 @@ func (s *Server) putRetention(w http.ResponseWriter, r *http.Request) error {
 	return ok(w, http.StatusOK, s.retentionJSON(ret))
 }
 
+// rollupsOutliveCalls refuses a project's own rollup retention shorter
+// than the raw retention in force (the project's or the deployment's, 0
+// keeping forever): the reports read the rollups once the calls are gone,
+// so they must not go first. A deployment's rollup default shorter than a
+// raw retention is not refused: the expiry keeps rollups as long as the
+// calls (Retention.RollupExpiredBefore).
+func rollupsOutliveCalls(req wire.RetentionRequest, defRaw int) error {
+	raw := defRaw
+	if req.RawDays != nil {
+		raw = *req.RawDays
+	}
+	if req.RollupDays == nil || (raw != 0 && *req.RollupDays >= raw) {
+		return nil
+	}
+	rawIs := "kept forever"
+	if raw != 0 {
+		rawIs = fmt.Sprintf("%d days", raw)
+	}
+	return apierr.Field("rollup_days", fmt.Sprintf("must be at least the raw retention in force (%s), or null: "+
+		"rollups outlive the calls they sum", rawIs))
+}
+
 func (s *Server) retentionJSON(ret postgres.Retention) wire.Retention {
 	return wire.Retention{RawDays: ret.RawDays, RollupDays: ret.RollupDays,
 		DefaultRawDays: daysOrNull(ret.DefaultRawDays), DefaultRollupDays: daysOrNull(ret.DefaultRollupDays),
-		RawExpiredBefore: expiredTS(ret.RawExpiredBefore(s.Now()))}
+		RawExpiredBefore:    expiredTS(ret.RawExpiredBefore(s.Now())),
+		RollupExpiredBefore: expiredTS(ret.RollupExpiredBefore(s.Now()))}
 }
 
 // daysOrNull is a deployment setting as the API writes it: 0 (forever)

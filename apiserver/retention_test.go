@@ -65,6 +65,59 @@ func TestRetentionSettingsHideExpiredCalls(t *testing.T) {
 		t.Fatalf("a recent trace: %s", tr.Raw)
 	}
 	if tr := e.must(e.do("GET", trace("t-old"), u.Key, nil), 404); !strings.Contains(tr.Raw, "expired") || !strings.Contains(tr.Raw, want) {
-		t.Fatalf("a trace whose calls expired does not say so: %s", tr.Raw)
+		t.Fatalf("a trace whose calls expired, and whose run is not in the run tables, does not say so: %s", tr.Raw)
+	}
+	// Once the run tables hold the run, its totals outlive its calls.
+	if _, err := e.db.MergeRuns(context.Background(), 0); err != nil {
+		t.Fatal(err)
+	}
+	tr := e.must(e.do("GET", trace("t-old"), u.Key, nil), 200)
+	if tr.str("expired_before") != want || len(tr.Body["spans"].([]any)) != 0 || tr.Body["total_calls"] != 1.0 ||
+		tr.Body["steps"] == nil || tr.Body["tools"] == nil {
+		t.Fatalf("an expired run's totals: %s", tr.Raw)
+	}
+	if tr := e.must(e.do("GET", trace("t-new"), u.Key, nil), 200); len(tr.Body["spans"].([]any)) != 1 || tr.Body["total_calls"] != 1.0 {
+		t.Fatalf("a recent trace after the merge: %s", tr.Raw)
+	}
+}
+
+// Rollups outlive the calls: a project's rollup retention shorter than
+// its raw retention in force is refused, naming the field.
+func TestRollupRetentionShorterThanRawIsRefused(t *testing.T) {
+	e := newEnv(t)
+	u := e.register("rollup-retention")
+	path := "/v1/projects/" + u.ProjectID + "/retention"
+	for _, bad := range []map[string]any{{"raw_days": 30, "rollup_days": 7}, {"rollup_days": 7}} {
+		if r := e.must(e.do("PUT", path, u.Access, bad), 422); !strings.Contains(r.Raw, "rollup_days") ||
+			!strings.Contains(r.Raw, "raw retention") {
+			t.Fatalf("refusal of %v: %s", bad, r.Raw)
+		}
+	}
+	r := e.must(e.do("PUT", path, u.Access, map[string]any{"raw_days": 30, "rollup_days": 30}), 200)
+	if r.Body["rollup_days"] != 30.0 || r.str("rollup_expired_before") == "" {
+		t.Fatalf("rollup_days 30: %s", r.Raw)
+	}
+}
+
+// A report window that starts before the raw cutoff says where it starts:
+// at the whole hour (the hourly rollups), or at the rollups' cutoff.
+func TestReportWindowStartsWhereRetentionKeepsIt(t *testing.T) {
+	e := newEnv(t)
+	u := e.register("retention-window")
+	path := "/v1/projects/" + u.ProjectID + "/retention"
+	now := e.clock.Now().UTC()
+	ov := e.must(e.do("GET", "/v1/analytics/overview?range=7d", u.Key, nil), 200)
+	if want := now.Add(-7 * 24 * time.Hour).Format(time.RFC3339Nano); !strings.HasPrefix(ov.str("period_start"), want[:16]) {
+		t.Fatalf("kept forever: period_start %s, want now − 7 days %s", ov.str("period_start"), want)
+	}
+	e.must(e.do("PUT", path, u.Access, map[string]any{"raw_days": 1}), 200)
+	ov = e.must(e.do("GET", "/v1/analytics/overview?range=7d", u.Key, nil), 200)
+	if want := now.Add(-7 * 24 * time.Hour).Truncate(time.Hour).Format(time.RFC3339); ov.str("period_start") != want {
+		t.Fatalf("raw calls kept a day: period_start %s, want the whole hour %s", ov.str("period_start"), want)
+	}
+	e.must(e.do("PUT", path, u.Access, map[string]any{"raw_days": 1, "rollup_days": 1}), 200)
+	ov = e.must(e.do("GET", "/v1/analytics/overview?range=90d", u.Key, nil), 200)
+	if want := now.AddDate(0, 0, -31).Truncate(24 * time.Hour).Format(time.RFC3339); ov.str("period_start") != want {
+		t.Fatalf("rollups kept 31 days at least: period_start %s, want %s", ov.str("period_start"), want)
 	}
 }

@@ -126,19 +126,34 @@ func (s *Server) analyticsTraces(r *http.Request) ([]wire.TraceRow, error) {
 }
 
 // analyticsTrace is GET /v1/analytics/traces/{trace_id}: flat spans with
-// parent ids, depth and step index, and the outcome; a run with only an
-// outcome has no spans; a trace not in the project is 404.
+// parent ids, depth and step index, the step and tool sums, and the
+// outcome; a run with only an outcome has no spans; a trace not in the
+// project is 404. A run that started before the project's raw cutoff has
+// lost its calls (all, or the first ones): it answers the totals the run
+// tables keep, with no spans, and expired_before; 404 with a hint naming
+// the cutoff when the run tables hold nothing of it either.
 func (s *Server) analyticsTrace(r *http.Request) (wire.TraceDetail, error) {
-	id, project := mux.Vars(r)["trace_id"], callerOf(r).ProjectID
-	ret, err := s.DB.Retention(r.Context(), project)
+	ctx, id, project := r.Context(), mux.Vars(r)["trace_id"], callerOf(r).ProjectID
+	ret, err := s.DB.Retention(ctx, project)
 	if err != nil {
 		return wire.TraceDetail{}, err
 	}
 	expired := ret.RawExpiredBefore(s.Now())
-	tr, err := s.DB.ReadTrace(r.Context(), project, id)
+	if expired != nil {
+		tr, err := s.DB.ReadRunTotals(ctx, project, id)
+		if err == nil && tr.Run.Summary.FirstTS.Before(*expired) {
+			d := traceDetail(id, tr)
+			d.ExpiredBefore = expiredTS(expired)
+			return d, nil
+		}
+		if e := (*apierr.Error)(nil); err != nil && (!errors.As(err, &e) || e.Code != apierr.NotFound) {
+			return wire.TraceDetail{}, err
+		}
+	}
+	tr, err := s.DB.ReadTrace(ctx, project, id)
 	if err == nil && expired != nil && tr.Run != nil && tr.Run.Summary.FirstTS.Before(*expired) {
-		// Expired for this project, if not yet dropped (a shorter
-		// retention than the deployment's longest).
+		// Calls hidden by this project's retention (shorter than the
+		// deployment's longest) whose run is not in the run tables yet.
 		err = apierr.Newf(apierr.NotFound, "trace %q not found in this project", id)
 	}
 	if e := (*apierr.Error)(nil); expired != nil && errors.As(err, &e) && e.Code == apierr.NotFound {

@@ -1,10 +1,14 @@
 package apiserver
 
 import (
+	"slices"
+	"strings"
+
 	"github.com/llmcost/llmcost/apiserver/wire"
 	"github.com/llmcost/llmcost/internal/analytics"
 	"github.com/llmcost/llmcost/internal/postgres"
 	"github.com/llmcost/llmcost/internal/reports"
+	"github.com/llmcost/llmcost/internal/runs"
 )
 
 // The run records (package wire) made from the store's run sums.
@@ -102,7 +106,8 @@ func traceRows(rows []postgres.RunRow) []wire.TraceRow {
 }
 
 func traceDetail(traceID string, tr postgres.Trace) wire.TraceDetail {
-	d := wire.TraceDetail{TraceID: traceID, TotalCost: money(0), Spans: []wire.SpanRow{}}
+	d := wire.TraceDetail{TraceID: traceID, TotalCost: money(0), Spans: []wire.SpanRow{}, Steps: []wire.TraceGroup{},
+		Tools: []wire.TraceGroup{}}
 	if o := tr.Outcome; o != nil {
 		d.Outcome = &wire.TraceOutcome{Success: o.Success, Label: o.Label, RecordedAt: ts(o.RecordedAt)}
 	}
@@ -112,10 +117,23 @@ func traceDetail(traceID string, tr postgres.Trace) wire.TraceDetail {
 	s := tr.Run.Summary
 	d.Workflow, d.TotalCost, d.TotalCalls, d.MaxDepth, d.DurationMS = optStr(s.Workflow), money(s.CostNano),
 		s.Calls, s.MaxDepth, s.DurationMS()
+	d.Steps, d.Tools = traceGroups(tr.Run.Steps), traceGroups(tr.Run.Tools)
 	for _, sp := range tr.Run.Spans {
 		d.Spans = append(d.Spans, wire.SpanRow{SpanID: sp.Span, ParentSpanID: optStr(sp.ParentSpanID),
 			StepName: optStr(sp.StepName), ToolName: optStr(sp.ToolName), StepIndex: sp.StepIndex, Depth: sp.Depth,
 			Model: sp.Model, Cost: money(sp.CostNano), LatencyMS: sp.LatencyMS, Success: sp.Success})
 	}
 	return d
+}
+
+// traceGroups are a run's step or tool sums, as its detail lists them: by
+// name (byte order), as the run tables give them once the calls expired.
+func traceGroups(gs []runs.Group) []wire.TraceGroup {
+	gs = slices.SortedFunc(slices.Values(gs), func(a, b runs.Group) int { return strings.Compare(a.Name, b.Name) })
+	out := make([]wire.TraceGroup, len(gs))
+	for i, g := range gs {
+		out[i] = wire.TraceGroup{Name: g.Name, Calls: g.Calls, TotalCost: money(g.CostNano), TotalTokens: g.Tokens,
+			AvgLatencyMS: analytics.Mean(g.LatencySum, g.LatencyCount), SuccessRate: analytics.Percent(g.SuccessCalls, g.Calls)}
+	}
+	return out
 }

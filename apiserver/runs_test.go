@@ -150,11 +150,17 @@ var knownReports = []struct{ path, want string }{
 		`{"span_id":"s1","parent_span_id":null,"step_name":"plan","tool_name":null,"step_index":0,"depth":0,"model":"m1","cost":0.001,"latency_ms":500,"success":true},` +
 		`{"span_id":"s2","parent_span_id":"s1","step_name":"search","tool_name":"web","step_index":1,"depth":1,"model":"m1","cost":0.0003,"latency_ms":200,"success":true},` +
 		`{"span_id":"s3","parent_span_id":"s2","step_name":"search","tool_name":"web","step_index":2,"depth":2,"model":"m1","cost":0.0003,"latency_ms":300,"success":true},` +
-		`{"span_id":"s4","parent_span_id":"s1","step_name":"write","tool_name":null,"step_index":3,"depth":1,"model":"m2","cost":0.002,"latency_ms":1000,"success":true}],"expired_before":null}`},
+		`{"span_id":"s4","parent_span_id":"s1","step_name":"write","tool_name":null,"step_index":3,"depth":1,"model":"m2","cost":0.002,"latency_ms":1000,"success":true}],` +
+		`"steps":[{"name":"plan","calls":1,"total_cost":0.001,"total_tokens":110,"avg_latency_ms":500,"success_rate":100},` +
+		`{"name":"search","calls":2,"total_cost":0.0006,"total_tokens":120,"avg_latency_ms":250,"success_rate":100},` +
+		`{"name":"write","calls":1,"total_cost":0.002,"total_tokens":510,"avg_latency_ms":1000,"success_rate":100}],` +
+		`"tools":[{"name":"web","calls":2,"total_cost":0.0006,"total_tokens":120,"avg_latency_ms":250,"success_rate":100}],"expired_before":null}`},
 	{"/v1/analytics/traces/t-outcome-only", `{"trace_id":"t-outcome-only","workflow":null,"total_cost":0,"total_calls":0,"max_depth":0,"duration_ms":0,` +
-		`"outcome":{"success":true,"label":null,"recorded_at":"X"},"spans":[],"expired_before":null}`},
+		`"outcome":{"success":true,"label":null,"recorded_at":"X"},"spans":[],"steps":[],"tools":[],"expired_before":null}`},
 	{"/v1/analytics/traces/t-plain", `{"trace_id":"t-plain","workflow":"summarize","total_cost":0.005,"total_calls":1,"max_depth":0,"duration_ms":2000,` +
-		`"outcome":null,"spans":[{"span_id":"p1","parent_span_id":null,"step_name":"summarize","tool_name":null,"step_index":0,"depth":0,"model":"m2","cost":0.005,"latency_ms":2000,"success":true}],"expired_before":null}`},
+		`"outcome":null,"spans":[{"span_id":"p1","parent_span_id":null,"step_name":"summarize","tool_name":null,"step_index":0,"depth":0,"model":"m2","cost":0.005,"latency_ms":2000,"success":true}],` +
+		`"steps":[{"name":"summarize","calls":1,"total_cost":0.005,"total_tokens":1010,"avg_latency_ms":2000,"success_rate":100}],` +
+		`"tools":[],"expired_before":null}`},
 }
 
 var recordedAt = regexp.MustCompile(`"recorded_at":"[^"]*"`)

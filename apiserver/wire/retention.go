@@ -15,6 +15,10 @@ type Retention struct {
 	// RawExpiredBefore is the instant before which the project's raw
 	// calls have expired now; null: none has.
 	RawExpiredBefore *string `json:"raw_expired_before"`
+	// RollupExpiredBefore is the UTC midnight before which its rollups,
+	// run totals and month counters have expired (a report's window starts
+	// there at the earliest); null: none has.
+	RollupExpiredBefore *string `json:"rollup_expired_before"`
 }
 
 // RetentionRequest is PUT /v1/projects/{project_id}/retention: both

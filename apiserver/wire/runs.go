@@ -114,6 +114,16 @@ type SpanRow struct {
 	Success      bool    `json:"success"`
 }
 
+// TraceGroup is the sums of one step or tool of a trace detail.
+type TraceGroup struct {
+	Name         string   `json:"name"`
+	Calls        int64    `json:"calls"`
+	TotalCost    Money    `json:"total_cost"`
+	TotalTokens  int64    `json:"total_tokens"`
+	AvgLatencyMS *float64 `json:"avg_latency_ms"`
+	SuccessRate  *float64 `json:"success_rate"`
+}
+
 // TraceDetail is /v1/analytics/traces/{trace_id}.
 type TraceDetail struct {
 	TraceID    string        `json:"trace_id"`
@@ -123,9 +133,14 @@ type TraceDetail struct {
 	MaxDepth   int64         `json:"max_depth"`
 	DurationMS int64         `json:"duration_ms"`
 	Outcome    *TraceOutcome `json:"outcome"`
-	Spans      []SpanRow     `json:"spans"`
+	// Spans are the run's calls; empty for a run that started before
+	// ExpiredBefore, whose totals are the run tables'.
+	Spans []SpanRow `json:"spans"`
+	// Steps and Tools sum the run's calls per step and per tool name.
+	Steps []TraceGroup `json:"steps"`
+	Tools []TraceGroup `json:"tools"`
 	// ExpiredBefore says that the project's raw calls before this instant
-	// have expired (its retention): a run older than it has no spans left.
-	// Null: none has.
+	// have expired (its retention): a run that started before it has no
+	// spans left, only its totals. Null: none has.
 	ExpiredBefore *string `json:"expired_before"`
 }

@@ -260,3 +260,29 @@ func TestSegmentsEqual(t *testing.T) {
 		t.Fatal("the same instants in another location are not Equal")
 	}
 }
+
+func TestRetained(t *testing.T) {
+	on := func(d, h, m int) time.Time { return time.Date(2026, 11, d, h, m, 0, 0, time.UTC) }
+	p := func(t time.Time) *time.Time { return &t }
+	w := Span{Start: on(22, 9, 25), End: on(29, 9, 25)}
+	for _, c := range []struct {
+		name        string
+		raw, rollup *time.Time
+		wholeDay    bool
+		want        time.Time
+	}{
+		{name: "nothing expired", want: on(22, 9, 25)},
+		{name: "raw cutoff after the start: the whole hour", raw: p(on(28, 9, 25)), want: on(22, 9, 0)},
+		{name: "raw cutoff after the start, a raw first day", raw: p(on(28, 9, 25)), wholeDay: true, want: on(22, 0, 0)},
+		{name: "raw cutoff before the start", raw: p(on(22, 9, 0)), want: on(22, 9, 25)},
+		{name: "rollup cutoff after the start", raw: p(on(28, 9, 25)), rollup: p(on(24, 0, 0)), want: on(24, 0, 0)},
+		{name: "rollup cutoff within the start's day", raw: p(on(28, 9, 25)), rollup: p(on(22, 0, 0)), wholeDay: true,
+			want: on(22, 0, 0)},
+		{name: "rollup cutoff within the start's hour", raw: p(on(28, 9, 25)), rollup: p(on(22, 9, 10)), want: on(22, 9, 10)},
+	} {
+		got := Retained(w, c.raw, c.rollup, c.wholeDay)
+		if !got.Start.Equal(c.want) || !got.End.Equal(w.End) {
+			t.Errorf("%s: %v, want from %s", c.name, got, c.want)
+		}
+	}
+}

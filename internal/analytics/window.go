@@ -146,3 +146,31 @@ func Buckets(w Span, width time.Duration) []time.Time {
 	}
 	return out
 }
+
+// Retained is w as its project's retention lets it be read exactly
+// (docs/scale.md, "Retention"). A start before rollupExpired, where the
+// rollups are gone too, moves forward to it (a UTC midnight). A start
+// before rawExpired, whose partial first hour would be read from calls
+// that are gone, moves back to its whole hour, read from the hourly
+// rollups, which outlive the calls; with wholeDay (a read whose first
+// partial day is raw: a breakdown narrowed to one agent by a dimension
+// without hourly per-agent rows), back to its whole UTC day. nil: nothing
+// expired. The window's end, now, is within every retention.
+func Retained(w Span, rawExpired, rollupExpired *time.Time, wholeDay bool) Span {
+	if rollupExpired != nil && w.Start.Before(*rollupExpired) {
+		w.Start = rollupExpired.UTC()
+		return w
+	}
+	if rawExpired != nil && w.Start.Before(*rawExpired) {
+		edge := time.Hour
+		if wholeDay {
+			edge = 24 * time.Hour
+		}
+		if s := w.Start.Truncate(edge); rollupExpired == nil || !s.Before(*rollupExpired) {
+			w.Start = s
+		} else {
+			w.Start = rollupExpired.UTC()
+		}
+	}
+	return w
+}

@@ -77,7 +77,8 @@ type Config struct {
 	// at a time, and alerts each once.
 	SpendWatch *SpendWatch
 	// RawStorage, with RawStorageInterval > 0, creates events' partitions
-	// ahead and drops those retention expired, as a periodic job: at
+	// ahead and drops those retention expired, then deletes the rollups
+	// a project's rollup retention expired, as a periodic job: at
 	// start, then every RawStorageInterval, on one instance at a time.
 	RawStorage         RawStorage
 	RawStorageInterval time.Duration

@@ -24,6 +24,7 @@ const RawMonthsAhead = 2
 type RawStorage interface {
 	EnsureEventPartitions(ctx context.Context, now time.Time, ahead int) (int, error)
 	ExpireRawCalls(ctx context.Context, now time.Time) (postgres.Expired, error)
+	ExpireRollups(ctx context.Context, now time.Time) (postgres.RollupExpiry, error)
 }
 
 // RawStorageArgs is the periodic partition and retention run.
@@ -56,9 +57,20 @@ type rawStorageWorker struct {
 	now func() time.Time
 }
 
+// rawStorageTimeout bounds one run. The first rollup expiry of a project
+// with years of totals takes longer than River's default minute; a run
+// cut short resumes at the day it stopped (the next interval).
+const rawStorageTimeout = 30 * time.Minute
+
+// Timeout implements river.Worker.
+func (w *rawStorageWorker) Timeout(*river.Job[RawStorageArgs]) time.Duration {
+	return rawStorageTimeout
+}
+
 // Work creates the partitions ahead (and those of calls DEFAULT holds),
 // then drops the expired ones: creation first, so DEFAULT's old calls are
-// in a partition the same run may drop.
+// in a partition the same run may drop. Then it deletes the rollups of
+// the projects whose rollup retention has expired some.
 func (w *rawStorageWorker) Work(ctx context.Context, _ *river.Job[RawStorageArgs]) error {
 	now := w.now()
 	created, err := w.db.EnsureEventPartitions(ctx, now, RawMonthsAhead)
@@ -73,5 +85,10 @@ func (w *rawStorageWorker) Work(ctx context.Context, _ *river.Job[RawStorageArgs
 		w.log.Info("raw call partitions", zap.Int("created", created), zap.Strings("dropped", exp.Partitions),
 			zap.Time("expired_before", exp.Before))
 	}
-	return nil
+	roll, err := w.db.ExpireRollups(ctx, now)
+	if roll.Rows > 0 {
+		w.log.Info("rollups expired", zap.Int("projects", roll.Projects), zap.Int64("days", roll.Days),
+			zap.Int64("rows", roll.Rows))
+	}
+	return err
 }

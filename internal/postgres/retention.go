@@ -19,9 +19,16 @@ type Retention struct {
 	// DefaultRawDays and DefaultRollupDays are the deployment's; 0 keeps
 	// forever.
 	DefaultRawDays, DefaultRollupDays int
-	// droppedBefore is how far the retention job dropped partitions.
-	droppedBefore *time.Time
+	// droppedBefore is how far the retention job dropped partitions;
+	// rollupsGone how far it deleted the project's rollups.
+	droppedBefore, rollupsGone *time.Time
 }
+
+// MinRollupDays is the shortest rollup retention the expiry applies,
+// whatever a project sets: the forecast reads the month to date and the
+// 28 complete days before today, the anomaly alerts 29 days, all from
+// the daily rollups, and the month's budget counter must stay.
+const MinRollupDays = 31
 
 // EffectiveRawDays is the raw retention in force; 0 keeps forever.
 func (r Retention) EffectiveRawDays() int {
@@ -57,11 +64,33 @@ func (r Retention) RawExpiredBefore(now time.Time) *time.Time {
 	return out
 }
 
+// RollupExpiredBefore is the UTC midnight before which the project's
+// rollups, run totals and month counters have expired at now (nil: none
+// has): now minus the longest of its rollup retention, its raw retention
+// and MinRollupDays, rounded down to the day, or how far the expiry has
+// deleted them, whichever is later. Rollups outlive the calls they sum:
+// a raw retention kept forever keeps them forever too, whatever the
+// rollup setting says, so a report never reads a range whose calls are
+// still stored but whose rollups are gone.
+func (r Retention) RollupExpiredBefore(now time.Time) *time.Time {
+	var out *time.Time
+	if d, raw := r.EffectiveRollupDays(), r.EffectiveRawDays(); d > 0 && raw > 0 {
+		t := now.UTC().AddDate(0, 0, -max(d, raw, MinRollupDays)).Truncate(24 * time.Hour)
+		out = &t
+	}
+	if r.rollupsGone != nil && (out == nil || r.rollupsGone.After(*out)) {
+		t := r.rollupsGone.UTC()
+		out = &t
+	}
+	return out
+}
+
 // Retention reads a project's retention.
 func (db *DB) Retention(ctx context.Context, projectID string) (Retention, error) {
 	r := Retention{DefaultRawDays: db.RawRetentionDays, DefaultRollupDays: db.RollupRetentionDays}
-	err := db.Pool.QueryRow(ctx, `SELECT raw_retention_days, rollup_retention_days, (SELECT dropped_before FROM raw_expiry)
-FROM projects WHERE id = $1 AND deleted_at IS NULL`, projectID).Scan(&r.RawDays, &r.RollupDays, &r.droppedBefore)
+	err := db.Pool.QueryRow(ctx, `SELECT raw_retention_days, rollup_retention_days, (SELECT dropped_before FROM raw_expiry),
+  rollup_expired_before
+FROM projects WHERE id = $1 AND deleted_at IS NULL`, projectID).Scan(&r.RawDays, &r.RollupDays, &r.droppedBefore, &r.rollupsGone)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return r, apierr.New(apierr.NotFound, "project not found")
 	}

@@ -61,7 +61,8 @@ func (rs *Reports) AgentDetail(ctx context.Context, project, agent string, rng a
 	var latencies []int64
 	var workflows []postgres.WorkflowSums
 	q := postgres.RunQuery{ProjectID: project, Start: v.Window.Start, End: v.Window.End, AgentName: agent}
-	p := Params{Project: project, Agent: agent, Range: rng, Window: v.Window}
+	p := Params{Project: project, Agent: agent, Range: rng, Window: v.Window, rawExpired: v.rawExpired,
+		rollupExpired: v.rollupExpired}
 	g.Go(func() error { return rs.detailBreakdowns(gctx, &out, p) })
 	g.Go(func() (err error) {
 		latencies, err = rs.DB.ReadAgentLatencies(gctx, project, agent, q.Start, q.End)

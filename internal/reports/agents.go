@@ -3,6 +3,7 @@ package reports
 import (
 	"context"
 	"sync"
+	"time"
 
 	"github.com/llmcost/llmcost/internal/agentview"
 	"github.com/llmcost/llmcost/internal/analytics"
@@ -47,6 +48,8 @@ type AgentView struct {
 	Rows   []AgentRow
 	// Compliance is each guarded agent's (only the agent's when narrowed).
 	Compliance map[string]*AgentCompliance
+	// rawExpired and rollupExpired are the project's retention cutoffs.
+	rawExpired, rollupExpired *time.Time
 }
 
 // agentGrain is the coarsest rollup a window of rng reads, as the spend
@@ -80,8 +83,16 @@ func agentQueries(project, agent string, rng analytics.Range, w analytics.Span) 
 // AgentView builds the summary rows of every agent with calls in rng's
 // window (only agent's when not ""), most expensive first, at most limit.
 func (rs *Reports) AgentView(ctx context.Context, project, agent string, rng analytics.Range, limit int) (AgentView, error) {
-	w := analytics.Window(rng, rs.Now())
+	ret, err := rs.DB.Retention(ctx, project)
+	if err != nil {
+		return AgentView{}, err
+	}
+	raw, rollup := ret.RawExpiredBefore(rs.Now()), ret.RollupExpiredBefore(rs.Now())
+	keep := func(s analytics.Span) analytics.Span { return analytics.Retained(s, raw, rollup, false) }
+	w := keep(analytics.Window(rng, rs.Now()))
 	qs := agentQueries(project, agent, rng, w)
+	// The window before reaches a range further into what may have expired.
+	qs[1].Segments = analytics.Decompose(keep(analytics.Span{Start: w.Start.Add(-rng.Duration()), End: w.Start}), agentGrain(rng))
 	// The run totals and the breaches do not depend on the spend read: they
 	// are read beside it, on other connections.
 	var wg sync.WaitGroup
@@ -123,7 +134,7 @@ func (rs *Reports) AgentView(ctx context.Context, project, agent string, rng ana
 		projectCost = res[3].AllCostNano
 	}
 	sums = sums[:min(len(sums), limit)]
-	v := AgentView{Window: w, Rows: make([]AgentRow, 0, len(sums))}
+	v := AgentView{Window: w, Rows: make([]AgentRow, 0, len(sums)), rawExpired: raw, rollupExpired: rollup}
 	names := make([]string, len(sums))
 	for i, a := range sums {
 		names[i] = a.Key

@@ -19,11 +19,41 @@ type Params struct {
 	// Tag and TagValue narrow every read to the calls whose value of the
 	// declared key Tag is TagValue ("": no tag filter; not with Agent).
 	Tag, TagValue string
+	// rawExpired and rollupExpired are the project's retention cutoffs
+	// (Retain), nil when nothing expired.
+	rawExpired, rollupExpired *time.Time
 }
 
 // Params builds the parameters of a report over rng ending now.
 func (rs *Reports) Params(project, agent string, rng analytics.Range, limit int) Params {
 	return Params{Project: project, Agent: agent, Range: rng, Window: analytics.Window(rng, rs.Now()), Limit: limit}
+}
+
+// Retain moves p's window to what the project's retention keeps
+// (analytics.Retained): a start before its rollups' cutoff to that cutoff,
+// a start before its raw calls' cutoff back to the whole hour, read from
+// the hourly rollups instead of calls that are gone. The window's start
+// is the answer's (the overview's period_start).
+func (rs *Reports) Retain(ctx context.Context, p Params) (Params, error) {
+	ret, err := rs.DB.Retention(ctx, p.Project)
+	if err != nil {
+		return p, err
+	}
+	now := rs.Now()
+	p.rawExpired, p.rollupExpired = ret.RawExpiredBefore(now), ret.RollupExpiredBefore(now)
+	p.Window = analytics.Retained(p.Window, p.rawExpired, p.rollupExpired, false)
+	return p, nil
+}
+
+// window is the window dim's read covers: p's, or, when the read's first
+// partial day is raw (segmentsFor in internal/postgres: narrowed to one
+// agent, by a dimension without hourly per-agent rows) and p's start lies
+// before the raw cutoff, p's from its whole UTC day.
+func (p Params) window(dim string) analytics.Span {
+	if p.Agent == "" || p.Tag != "" || dim == "agent" || dim == "model" {
+		return p.Window
+	}
+	return analytics.Retained(p.Window, p.rawExpired, p.rollupExpired, true)
 }
 
 // ByKey is the read of dim's sums per key over the whole window: raw
@@ -38,7 +68,7 @@ func (p Params) ByKey(dim string, limit int) postgres.WindowQuery {
 		grain = analytics.Week
 	}
 	return postgres.WindowQuery{ProjectID: p.Project, Dim: dim, AgentName: p.Agent,
-		Segments: analytics.Decompose(p.Window, grain), Limit: limit, Tag: p.Tag, TagValue: p.TagValue}
+		Segments: analytics.Decompose(p.window(dim), grain), Limit: limit, Tag: p.Tag, TagValue: p.TagValue}
 }
 
 // Series is the read of the range's time buckets: 5-minute buckets from

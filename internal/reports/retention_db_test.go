@@ -1,0 +1,93 @@
+package reports_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/llmcost/llmcost/internal/analytics"
+	"github.com/llmcost/llmcost/internal/event"
+)
+
+// A 7-day report of a project keeping its calls a day: its first partial
+// hour lies before the raw cutoff, where the calls are gone. The report
+// starts at that whole hour, read from the hourly rollups, and equals
+// their sum exactly; read from the calls it would miss the hour's calls.
+func TestReportEdgeBeforeTheRawCutoffIsReadFromRollups(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	start := e.now.Add(-analytics.Range7d.Duration())
+	hour := start.Truncate(time.Hour)
+	var evs []event.Event
+	for i, ts := range []time.Time{hour.Add(start.Sub(hour) / 2), start.Add(hour.Add(time.Hour).Sub(start) / 2),
+		e.now.Add(-30 * time.Hour), e.now.Add(-2 * time.Hour)} {
+		evs = append(evs, event.Event{ProjectID: e.project, EventID: fmt.Sprintf("c%d", i), AgentName: "a", Model: "gpt-4o",
+			InputTokens: 10, OutputTokens: 1, TotalTokens: 11, CostNano: int64(1000 << i), Priced: true, Timestamp: ts,
+			Success: true, Billing: "api", Source: "batch"})
+	}
+	if _, err := e.db.Write(ctx, evs, nil); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		res, err := e.db.MergeRollups(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Groups == 0 {
+			break
+		}
+	}
+	one := 1
+	if err := e.db.PutRetention(ctx, e.project, &one, nil); err != nil {
+		t.Fatal(err)
+	}
+	// The calls before the cutoff gone, as when their month is dropped.
+	if _, err := e.db.Pool.Exec(ctx, `DELETE FROM events WHERE project_id = $1 AND ts < $2`, e.project,
+		e.now.Add(-24*time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	var calls, cost int64
+	if err := e.db.Pool.QueryRow(ctx, `SELECT sum(calls), sum(cost_nano) FROM rollup_hour
+WHERE project_id = $1 AND dim = 'agent' AND agent_name = '' AND bucket >= $2`, e.project, hour).Scan(&calls, &cost); err != nil {
+		t.Fatal(err)
+	}
+	if calls != 4 {
+		t.Fatalf("the hourly rollups from %s hold %d calls, want 4", hour, calls)
+	}
+
+	p, err := e.rs.Retain(ctx, e.rs.Params(e.project, "", analytics.Range7d, 10))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !p.Window.Start.Equal(hour) || !p.Window.End.Equal(e.now) {
+		t.Fatalf("window %v, want from the whole hour %s", p.Window, hour)
+	}
+	res, err := e.rs.ByKeys(ctx, p, 0, "agent")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := analytics.Total(res[0].Keys); got.Calls != calls || got.CostNano != cost {
+		t.Fatalf("7d report: %d calls, %d nano; the rollups: %d, %d", got.Calls, got.CostNano, calls, cost)
+	}
+	f, err := e.rs.Full(ctx, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var series int64
+	for _, pt := range f.Points {
+		series += pt.CostNano
+	}
+	if f.Total.CostNano != cost || series != cost || !f.Points[0].Bucket.Equal(hour) {
+		t.Fatalf("full: total %d, series %d from %s; want %d from %s", f.Total.CostNano, series, f.Points[0].Bucket, cost, hour)
+	}
+
+	// Unclipped, the raw edge finds none of the hour's calls.
+	raw, err := e.rs.ByKeys(ctx, e.rs.Params(e.project, "", analytics.Range7d, 10), 0, "agent")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := analytics.Total(raw[0].Keys); got.Calls != 2 {
+		t.Fatalf("the report read from the gone calls counts %d, want the 2 after the cutoff", got.Calls)
+	}
+}
