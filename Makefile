@@ -112,3 +112,8 @@ bench-pages: build ## seed (or reuse) the bench-analytics dataset and time every
 bench-sustained: build ## stream LLMCOST_BENCH_SUSTAINED_EVENTS calls (default 10 M) through HTTP with the mergers running; lag, reports during/after, budget-state p99, rates vs COPY
 	@scripts/ensure-postgres --tests
 	$(GO) test -count=1 -run '^$$' -bench BenchmarkSustained -benchtime 1x -timeout 180m ./test/bench/
+
+.PHONY: bench-scale
+bench-scale: build ## grow one project from LLMCOST_BENCH_SCALE_FROM to _TO calls (10 M → 30 M): HTTP ingest, every report's p50/p95, disk per million calls at both sizes
+	@scripts/ensure-postgres --tests
+	$(GO) test -count=1 -run '^$$' -bench BenchmarkScale -benchtime 1x -timeout 600m ./test/bench/

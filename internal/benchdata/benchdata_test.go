@@ -2,6 +2,7 @@ package benchdata
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -163,4 +164,40 @@ func btoi(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// TestPrefixOnlyRenames: a prefix begins every call's, run's and session's
+// id (the metadata's session too) and changes nothing else, so datasets
+// generated into one project under different prefixes never collide; the
+// key tells them apart, and the unprefixed key is unchanged.
+func TestPrefixOnlyRenames(t *testing.T) {
+	prefixed := small
+	prefixed.Prefix = "h1-"
+	a := Generate(small, pricing.Builtin(), project, anchor, 1)
+	b := Generate(prefixed, pricing.Builtin(), project, anchor, 1)
+	if len(a.Events) != len(b.Events) || len(a.Outcomes) != len(b.Outcomes) {
+		t.Fatalf("%d calls and %d outcomes, prefixed %d and %d", len(a.Events), len(a.Outcomes), len(b.Events), len(b.Outcomes))
+	}
+	for i := range a.Events {
+		x, y := a.Events[i], b.Events[i]
+		if y.EventID != "h1-"+x.EventID || y.TraceID != "h1-"+x.TraceID || y.SessionID != "h1-"+x.SessionID {
+			t.Fatalf("call %d: ids %s %s %s, unprefixed %s %s %s", i, y.EventID, y.TraceID, y.SessionID, x.EventID, x.TraceID, x.SessionID)
+		}
+		if !strings.Contains(string(y.Metadata), `"session_id":"h1-`) {
+			t.Fatalf("call %d: metadata %s", i, y.Metadata)
+		}
+		x.EventID, x.TraceID, x.SessionID, x.Metadata = y.EventID, y.TraceID, y.SessionID, y.Metadata
+		if !reflect.DeepEqual(x, y) {
+			t.Fatalf("call %d differs beyond its ids:\n %+v\n %+v", i, x, y)
+		}
+	}
+	for i, o := range b.Outcomes {
+		if o.TraceID != "h1-"+a.Outcomes[i].TraceID {
+			t.Fatalf("outcome %d of %s, unprefixed %s", i, o.TraceID, a.Outcomes[i].TraceID)
+		}
+	}
+	if prefixed.Key() == small.Key() || !strings.HasSuffix(prefixed.Key(), "-ph1-") ||
+		Default.Key() != "v3-seed20261122-10000000e-90d-50a-1000u-10000s-30w" {
+		t.Fatalf("keys %s, %s", prefixed.Key(), Default.Key())
+	}
 }

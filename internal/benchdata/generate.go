@@ -49,7 +49,7 @@ func Generate(s Spec, cat *pricing.Catalogue, projectID string, anchor time.Time
 	}
 	slices.SortStableFunc(g.events, func(a, b event.Event) int { return a.Timestamp.Compare(b.Timestamp) })
 	for i := range g.events {
-		g.events[i].EventID = fmt.Sprintf("ev-%02d-%07d", d, i)
+		g.events[i].EventID = s.Prefix + fmt.Sprintf("ev-%02d-%07d", d, i)
 	}
 	return Day{Events: g.events, Outcomes: g.outcomes}
 }
@@ -87,7 +87,7 @@ func (g *dayGen) session(s int) session {
 // run appends one run of n calls of session s.
 func (g *dayGen) run(s, run, n int) {
 	sess := g.session(s)
-	trace := TraceID(g.day, run)
+	trace := g.spec.Prefix + TraceID(g.day, run)
 	workflow, steps := "", []string(nil)
 	if g.rng.IntN(20) != 0 { // one run in twenty declares no workflow
 		w := (sess.agent*3 + g.rng.IntN(3)) % g.spec.Workflows
@@ -167,7 +167,7 @@ func (g *dayGen) call(sess session, ts time.Time) event.Event {
 	}
 	ev := event.Event{ProjectID: g.project, AgentName: AgentName(sess.agent), Model: model,
 		Timestamp: ts.Truncate(time.Millisecond).UTC(), Success: true, Streaming: flag(r.IntN(2) == 0),
-		UserID: UserID(sess.user), SessionID: SessionID(sess.id), Billing: event.BillingAPI, Source: "batch"}
+		UserID: UserID(sess.user), SessionID: g.spec.Prefix + SessionID(sess.id), Billing: event.BillingAPI, Source: "batch"}
 	ev.InputTokens = logUniform(r, 300, 30_000)
 	ev.OutputTokens = logUniform(r, 20, 3_000)
 	g.cache(&ev)

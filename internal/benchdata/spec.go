@@ -29,6 +29,11 @@ type Spec struct {
 	Days int
 	// Agents, Users, Sessions and Workflows are the number of distinct values.
 	Agents, Users, Sessions, Workflows int
+	// Prefix, when set, begins every call's, run's and session's id, so
+	// that several datasets generated into one project never share one:
+	// older months that grow a history, calls streamed onto a seeded one.
+	// Agents, users, workflows and teams are the project's, shared by all.
+	Prefix string
 }
 
 // Default is the dataset the report targets are stated for: 10 M calls over
@@ -38,7 +43,11 @@ var Default = Spec{Seed: 20261122, Events: 10_000_000, Days: 90, Agents: 50, Use
 
 // Key identifies the dataset a spec produces.
 func (s Spec) Key() string {
-	return fmt.Sprintf("v%d-seed%d-%de-%dd-%da-%du-%ds-%dw", Version, s.Seed, s.Events, s.Days, s.Agents, s.Users, s.Sessions, s.Workflows)
+	key := fmt.Sprintf("v%d-seed%d-%de-%dd-%da-%du-%ds-%dw", Version, s.Seed, s.Events, s.Days, s.Agents, s.Users, s.Sessions, s.Workflows)
+	if s.Prefix != "" {
+		key += "-p" + s.Prefix
+	}
+	return key
 }
 
 // Validate refuses a spec the generator cannot honour.

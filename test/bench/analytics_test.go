@@ -21,7 +21,7 @@ import (
 func BenchmarkAnalytics(b *testing.B) {
 	spec := specFromEnv(b)
 	t0 := time.Now()
-	ds := openDataset(b, spec)
+	ds := openDataset(b, analyticsDataset, spec)
 	fmt.Printf("dataset ready in %s: %s\n", time.Since(t0).Round(time.Second), spec.Key())
 	for range b.N {
 		if os.Getenv(envReportsOnly) != "1" {
@@ -52,7 +52,7 @@ func BenchmarkAnalytics(b *testing.B) {
 		}
 		printExport(export)
 		b.ReportMetric(float64(export.rows)/export.took.Seconds(), "export_rows/s")
-		b.ReportMetric(float64(export.rssPeak)/(1<<20), "export_peak_rss_MB")
+		b.ReportMetric(float64(export.rss.peak)/(1<<20), "export_peak_rss_MB")
 		b.ReportMetric(float64(worstP95(ts, "90d").Microseconds())/1000, "worst_p95_90d_ms")
 		printSizes(b, ds)
 	}

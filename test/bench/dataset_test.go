@@ -78,15 +78,23 @@ type datasetState struct {
 	Took      map[string]float64 `json:"took_seconds"`
 }
 
+// envInt reads a positive integer from the environment variable name, def
+// when it is unset.
+func envInt(b *testing.B, name string, def int) int {
+	v := os.Getenv(name)
+	if v == "" {
+		return def
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 {
+		b.Fatalf("%s=%q: want a positive integer", name, v)
+	}
+	return n
+}
+
 func specFromEnv(b *testing.B) benchdata.Spec {
 	spec := benchdata.Default
-	if v := os.Getenv(envEvents); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil {
-			b.Fatalf("%s=%q: %v", envEvents, v, err)
-		}
-		spec.Events = n
-	}
+	spec.Events = envInt(b, envEvents, spec.Events)
 	if err := spec.Validate(); err != nil {
 		b.Fatal(err)
 	}
@@ -142,11 +150,16 @@ type dataset struct {
 	reused bool
 }
 
-// openDataset starts the kept cluster and reuses its dataset when it
-// matches, or wipes it and seeds a new one.
-func openDataset(b *testing.B, spec benchdata.Spec) *dataset {
+// analyticsDataset is the directory under the bench dir of the dataset
+// make bench-analytics and bench-pages keep (make bench-scale's base, at
+// their size).
+const analyticsDataset = "analytics"
+
+// openDataset starts the cluster kept in the bench dir's directory name
+// and reuses its dataset when it matches, or wipes it and seeds a new one.
+func openDataset(b *testing.B, name string, spec benchdata.Spec) *dataset {
 	ctx := context.Background()
-	dir := filepath.Join(benchDir(), "analytics")
+	dir := filepath.Join(benchDir(), name)
 	schema, err := schemaFingerprint()
 	if err != nil {
 		b.Fatal(err)

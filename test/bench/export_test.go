@@ -22,12 +22,10 @@ const exportDays = 7
 
 // exportResult is one timed calls export.
 type exportResult struct {
-	rows        int
-	took        time.Duration
-	resumes     int   // connections the server's write timeout ended, resumed with the cursor
-	rssBefore   int64 // the server's resident memory before, bytes
-	rssPeak     int64 // and its peak while streaming
-	rssSampling bool  // false where /proc does not say
+	rows    int
+	took    time.Duration
+	resumes int // connections the server's write timeout ended, resumed with the cursor
+	rss     rssRange
 }
 
 // timeCallsExport streams the last exportDays of the dataset through GET
@@ -36,25 +34,8 @@ type exportResult struct {
 // samples the server's resident memory meanwhile: the export must run in
 // constant memory, a page at a time, however many calls it writes.
 func timeCallsExport(b *testing.B, srv *llmcost, key string, anchor time.Time) exportResult {
-	pid := srv.cmd.Process.Pid
 	res := exportResult{}
-	res.rssBefore, res.rssSampling = rss(pid)
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() { // sample RSS every 50 ms
-		defer wg.Done()
-		for {
-			if v, ok := rss(pid); ok && v > res.rssPeak {
-				res.rssPeak = v
-			}
-			select {
-			case <-stop:
-				return
-			case <-time.After(50 * time.Millisecond):
-			}
-		}
-	}()
+	stopRSS := sampleRSS(srv.cmd.Process.Pid)
 	q := url.Values{"from": {anchor.Add(-exportDays * 24 * time.Hour).Format(time.RFC3339)}, "to": {anchor.Format(time.RFC3339)}}
 	client := &http.Client{Timeout: 10 * time.Minute}
 	start := time.Now()
@@ -74,8 +55,7 @@ func timeCallsExport(b *testing.B, srv *llmcost, key string, anchor time.Time) e
 		res.resumes++
 	}
 	res.took = time.Since(start)
-	close(stop)
-	wg.Wait()
+	res.rss = stopRSS()
 	return res
 }
 
@@ -117,6 +97,40 @@ func streamExport(b *testing.B, client *http.Client, u, key string) (int, string
 	}
 }
 
+// rssRange is a process's resident memory before a measurement and its
+// peak during it, in bytes; sampled is false where /proc does not say.
+type rssRange struct {
+	before, peak int64
+	sampled      bool
+}
+
+// sampleRSS samples the process's resident memory every 50 ms until the
+// function it answers is called, which answers the range.
+func sampleRSS(pid int) (stop func() rssRange) {
+	var r rssRange
+	r.before, r.sampled = rss(pid)
+	r.peak = r.before
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for {
+			if v, ok := rss(pid); ok && v > r.peak {
+				r.peak = v
+			}
+			select {
+			case <-done:
+				return
+			case <-time.After(50 * time.Millisecond):
+			}
+		}
+	})
+	return func() rssRange {
+		close(done)
+		wg.Wait()
+		return r
+	}
+}
+
 // rss is a process's resident set size from /proc, in bytes.
 func rss(pid int) (int64, bool) {
 	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
@@ -136,8 +150,8 @@ func rss(pid int) (int64, bool) {
 func printExport(r exportResult) {
 	fmt.Printf("\ncalls export (%d days, CSV): %d rows in %s, %.0f rows/s, %d resumed connections",
 		exportDays, r.rows, r.took.Round(time.Millisecond), float64(r.rows)/r.took.Seconds(), r.resumes)
-	if r.rssSampling {
-		fmt.Printf("; server RSS %.0f MB before, %.0f MB peak", float64(r.rssBefore)/(1<<20), float64(r.rssPeak)/(1<<20))
+	if r.rss.sampled {
+		fmt.Printf("; server RSS %.0f MB before, %.0f MB peak", float64(r.rss.before)/(1<<20), float64(r.rss.peak)/(1<<20))
 	}
 	fmt.Println()
 }

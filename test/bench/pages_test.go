@@ -125,7 +125,7 @@ func printPages(ts []timing) {
 // the reports. Run it with make bench-pages.
 func BenchmarkDashboardPages(b *testing.B) {
 	spec := specFromEnv(b)
-	ds := openDataset(b, spec)
+	ds := openDataset(b, analyticsDataset, spec)
 	for range b.N {
 		srv := startLLMCost(b, ds.server.URL())
 		trace := benchdata.TraceID(spec.Days-1, 0)

@@ -60,20 +60,17 @@ func sqlDrained(ctx context.Context, db *postgres.DB, name string, horizon int64
 	return err == nil && zero
 }
 
-// copyReference regenerates the first cfg.copyRows of project A's calls
-// (same spec and anchor), stamped with projectID, and copies them into
-// events in ingestBatch-row chunks as the ingest comparison does; only the
-// COPY is timed, not the generation. It answers the rows copied and their
-// rate.
-func copyReference(b *testing.B, db *postgres.DB, cfg sustainedConfig, projectID string, anchor time.Time) (int, float64) {
+// copyReference regenerates the first rows calls of spec (at anchor),
+// stamped with projectID, and copies them into events in ingestBatch-row
+// chunks as the ingest comparison does; only the COPY is timed, not the
+// generation. It answers the rows copied and their rate.
+func copyReference(b *testing.B, db *postgres.DB, spec benchdata.Spec, rows int, projectID string, anchor time.Time) (int, float64) {
 	ctx := context.Background()
-	spec := benchdata.Default
-	spec.Events = cfg.events
 	var copied int
 	var took time.Duration
-	for d := 0; d < spec.Days && copied < cfg.copyRows; d++ {
+	for d := 0; d < spec.Days && copied < rows; d++ {
 		events := benchdata.Generate(spec, pricing.Builtin(), projectID, anchor, d).Events
-		events = events[:min(len(events), cfg.copyRows-copied)]
+		events = events[:min(len(events), rows-copied)]
 		for i := 0; i < len(events); i += ingestBatch {
 			t := time.Now()
 			if _, err := db.CopyEvents(ctx, events[i:min(i+ingestBatch, len(events))]); err != nil {

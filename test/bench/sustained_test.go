@@ -70,18 +70,16 @@ type sustainedConfig struct {
 	backlogBound map[string]int64
 }
 
+// spec is project A's calls: the default dataset's shape, cfg.events of
+// them.
+func (c sustainedConfig) spec() benchdata.Spec {
+	s := benchdata.Default
+	s.Events = c.events
+	return s
+}
+
 func sustainedConfigFromEnv(b *testing.B) sustainedConfig {
-	num := func(name string, def int) int {
-		v := os.Getenv(name)
-		if v == "" {
-			return def
-		}
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 {
-			b.Fatalf("%s=%q: want a positive integer", name, v)
-		}
-		return n
-	}
+	num := func(name string, def int) int { return envInt(b, name, def) }
 	c := sustainedConfig{events: num(envSustainedEvents, 10_000_000), clients: num(envSustainedClients, 4),
 		bystander: num(envSustainedBystander, 200_000), copyRows: num(envSustainedCopy, 2_000_000),
 		afterRuns: num(envSustainedAfter, 10)}
@@ -244,7 +242,7 @@ func runSustained(b *testing.B, cfg sustainedConfig) *sustainedRun {
 	projC, _ := srv.register(b)
 	srv.stop()
 	r.serverLog = tail(srv.output.String(), 3000)
-	r.copied, r.copyRate = copyReference(b, db, cfg, projC, r.anchor)
+	r.copied, r.copyRate = copyReference(b, db, cfg.spec(), cfg.copyRows, projC, r.anchor)
 	r.ended, r.loadEnd = time.Now().UTC(), loadAverage()
 	return r
 }
@@ -254,8 +252,7 @@ func runSustained(b *testing.B, cfg sustainedConfig) *sustainedRun {
 // drain, and checks every call is stored once.
 func (r *sustainedRun) streamA(b *testing.B, srv *llmcost, db *postgres.DB, dbURL, projA, keyA, keyB string) {
 	ctx := context.Background()
-	spec := benchdata.Default
-	spec.Events = r.cfg.events
+	spec := r.cfg.spec()
 	var phase atomic.Value
 	phase.Store(phaseDuring)
 	pollCtx, stopPolls := context.WithCancel(ctx)
