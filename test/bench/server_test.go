@@ -29,6 +29,11 @@ type llmcost struct {
 	client *http.Client
 }
 
+// envServerProcs, when set, is the server's GOMAXPROCS (its Go
+// processors), to measure how reads' latency under a saturating stream
+// depends on how many goroutines can run at once against the cores.
+const envServerProcs = "LLMCOST_BENCH_SERVER_GOMAXPROCS"
+
 // startLLMCost runs bin/llmcost (built by make build) with the repository's
 // collector-config.yaml against dbURL, and waits until it is healthy.
 func startLLMCost(b *testing.B, dbURL string) *llmcost {
@@ -45,6 +50,10 @@ func startLLMCost(b *testing.B, dbURL string) *llmcost {
 	cmd := exec.Command(bin, "--config", filepath.Join(repoRoot(), "collector-config.yaml"))
 	cmd.Env = append(os.Environ(), "LLMCOST_HTTP_ENDPOINT="+addr, "LLMCOST_DATABASE_URL="+dbURL,
 		"LLMCOST_RATE_LIMIT=100000000", "LLMCOST_PRICING_SYNC_URL=", "LLMCOST_LOG_LEVEL=warn")
+	if n := os.Getenv(envServerProcs); n != "" {
+		// The server's alone: the benchmark's own scheduler stays as it is.
+		cmd.Env = append(cmd.Env, "GOMAXPROCS="+n)
+	}
 	s := &llmcost{URL: "http://" + addr, cmd: cmd, output: &bytes.Buffer{},
 		client: &http.Client{Timeout: 2 * time.Minute, Transport: &http.Transport{MaxIdleConnsPerHost: 16}}}
 	cmd.Stdout, cmd.Stderr = s.output, s.output
