@@ -59,17 +59,8 @@ func (db *DB) ReadRunTotals(ctx context.Context, projectID, traceID string) (Tra
 				}
 			}
 			tr.Run = &run
-			var o Outcome
-			err = tx.QueryRow(ctx, `SELECT success, label, recorded_at FROM outcomes
-WHERE project_id = $1 AND trace_id = $2`, projectID, traceID).Scan(&o.Success, &o.Label, &o.RecordedAt)
-			switch {
-			case err == nil:
-				o.RecordedAt = o.RecordedAt.UTC()
-				tr.Outcome = &o
-			case !errors.Is(err, pgx.ErrNoRows):
-				return err
-			}
-			return nil
+			tr.Outcome, err = readOutcome(ctx, tx, projectID, traceID)
+			return err
 		})
 	})
 	if err != nil {

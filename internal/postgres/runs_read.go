@@ -305,17 +305,8 @@ func (db *DB) ReadTrace(ctx context.Context, projectID, traceID string) (Trace, 
 			if len(built) == 1 {
 				tr.Run = &built[0].Run
 			}
-			var o Outcome
-			err = tx.QueryRow(ctx, `SELECT success, label, recorded_at FROM outcomes
-WHERE project_id = $1 AND trace_id = $2`, projectID, traceID).Scan(&o.Success, &o.Label, &o.RecordedAt)
-			switch {
-			case err == nil:
-				o.RecordedAt = o.RecordedAt.UTC()
-				tr.Outcome = &o
-			case !errors.Is(err, pgx.ErrNoRows):
-				return err
-			}
-			return nil
+			tr.Outcome, err = readOutcome(ctx, tx, projectID, traceID)
+			return err
 		})
 	})
 	if err != nil {
@@ -325,4 +316,19 @@ WHERE project_id = $1 AND trace_id = $2`, projectID, traceID).Scan(&o.Success, &
 		return Trace{}, apierr.Newf(apierr.NotFound, "trace %q not found in this project", traceID)
 	}
 	return tr, nil
+}
+
+// readOutcome reads the outcome declared for a run, nil when none was.
+func readOutcome(ctx context.Context, tx pgx.Tx, projectID, traceID string) (*Outcome, error) {
+	var o Outcome
+	err := tx.QueryRow(ctx, `SELECT success, label, recorded_at FROM outcomes
+WHERE project_id = $1 AND trace_id = $2`, projectID, traceID).Scan(&o.Success, &o.Label, &o.RecordedAt)
+	switch {
+	case err == nil:
+		o.RecordedAt = o.RecordedAt.UTC()
+		return &o, nil
+	case errors.Is(err, pgx.ErrNoRows):
+		return nil, nil
+	}
+	return nil, err
 }
