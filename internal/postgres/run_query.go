@@ -42,10 +42,15 @@ type runColumns struct{ project, firstTS, agent, workflow, tagged string }
 // runTagged is a runs row's (alias r) condition of a tag filter.
 const runTagged = "r.tags ->> @tag = @tag_value"
 
+// A repeat's run's tags are a scalar subquery, not EXISTS: the planner
+// turned EXISTS into a join that read every repeat of the window and
+// sorted them (40 ms at 90 days of 28,000 runs, against 0.2 unfiltered),
+// where the walk of run_repeats_wasted_idx, looking up each row's run,
+// stops at the limit.
 var (
 	runsCols    = runColumns{"r.project_id", "r.first_ts", "r.agent_name", "r.workflow", runTagged}
 	repeatsCols = runColumns{"x.project_id", "x.run_first_ts", "x.run_agent", "x.run_workflow",
-		"EXISTS (SELECT 1 FROM runs r WHERE r.project_id = x.project_id AND r.trace_id = x.trace_id AND " + runTagged + ")"}
+		"(SELECT r.tags ->> @tag FROM runs r WHERE r.project_id = x.project_id AND r.trace_id = x.trace_id) = @tag_value"}
 )
 
 // tagWhere adds the tag filter's parameters to args and returns its
