@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/llmcost/llmcost/internal/event"
 	"github.com/llmcost/llmcost/internal/postgres"
 	"github.com/llmcost/llmcost/internal/semconv"
@@ -174,11 +176,38 @@ func TestTagFilteredRunReportsEqualTheRunsOfTheValue(t *testing.T) {
 			checkRunSums(t, fmt.Sprintf("team %s over %v", team, w), got["workflows"].([]postgres.WorkflowSums), events, teams, team, w)
 		}
 	}
-	// A key declared later: the back-fill gives every stored run its first
-	// call's value.
+	// A key declared later: the back-fill, in small chunks, gives every
+	// stored run its first call's value.
+	db.EnqueueTagBackfill = func(context.Context, pgx.Tx, string) error { return nil }
+	db.TagBackfillChunk = 37
 	if err := db.PutTags(ctx, p, []string{"env", "team"}); err != nil {
 		t.Fatal(err)
 	}
+	steps := 0
+	for done := false; !done; steps++ {
+		var err error
+		if done, err = db.BackfillTags(ctx, p, time.Unix(1, 0)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if steps < 5 {
+		t.Fatalf("the back-fill took %d steps of 37 calls: not chunked", steps)
+	}
+	checkRunTags(t, db, p, events, teams)
+	// RebuildRollups sets every key on every run again.
+	if _, err := db.Pool.Exec(ctx, `UPDATE runs SET tags = NULL WHERE project_id = $1`, p); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.RebuildRollups(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	checkRunTags(t, db, p, events, teams)
+}
+
+// checkRunTags checks every run's env and team against its first call's.
+func checkRunTags(t *testing.T, db *postgres.DB, p string, events []event.Event, teams map[string]string) {
+	t.Helper()
+	ctx := context.Background()
 	envs := map[string]string{}
 	for trace, meta := range firstCalls(events) {
 		envs[trace] = postgres.TagNone
