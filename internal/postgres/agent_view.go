@@ -100,10 +100,10 @@ type AgentRuns struct {
 
 // agentRepeatsSQL sums repeated work per agent (model NULL) and per agent
 // and model, of the runs whose first call lies in the window; with a tag
-// filter (true), of the runs with the tag's value ($5, $6).
+// filter (true), of the runs with the tag's value ($5, TagPair).
 var agentRepeatsSQL = map[bool]string{false: agentRepeats(""),
 	true: agentRepeats(` AND EXISTS (SELECT 1 FROM runs r WHERE r.project_id = x.project_id AND r.trace_id = x.trace_id
-  AND r.tags ->> $5::text = $6::text)`)}
+  AND r.tags @> ARRAY[$5::text])`)}
 
 func agentRepeats(tagged string) string {
 	return `SELECT run_agent, model, sum(wasted_nano)::bigint, count(DISTINCT trace_id),
@@ -147,7 +147,7 @@ func (db *DB) ReadAgentRuns(ctx context.Context, q RunQuery) (map[string]*AgentR
 		}
 		repeatArgs := []any{q.ProjectID, q.Start, q.End, q.AgentName}
 		if q.Tag != "" {
-			repeatArgs = append(repeatArgs, q.Tag, q.TagValue)
+			repeatArgs = append(repeatArgs, TagPair(q.Tag, q.TagValue))
 		}
 		rows, err = pool.Query(ctx, agentRepeatsSQL[q.Tag != ""], repeatArgs...)
 		if err != nil {

@@ -39,8 +39,9 @@ func (q RunQuery) args() pgx.StrictNamedArgs {
 // from the run by key (tagged: the condition on them).
 type runColumns struct{ project, firstTS, agent, workflow, tagged string }
 
-// runTagged is a runs row's (alias r) condition of a tag filter.
-const runTagged = "r.tags ->> @tag = @tag_value"
+// runTagged is a runs row's (alias r) condition of a tag filter: its tags
+// hold the element key=value (@tag_pair, migration 0035).
+const runTagged = "r.tags @> ARRAY[@tag_pair::text]"
 
 // A repeat's run's tags are a scalar subquery, not EXISTS: the planner
 // turned EXISTS into a join that read every repeat of the window and
@@ -50,8 +51,11 @@ const runTagged = "r.tags ->> @tag = @tag_value"
 var (
 	runsCols    = runColumns{"r.project_id", "r.first_ts", "r.agent_name", "r.workflow", runTagged}
 	repeatsCols = runColumns{"x.project_id", "x.run_first_ts", "x.run_agent", "x.run_workflow",
-		"(SELECT r.tags ->> @tag FROM runs r WHERE r.project_id = x.project_id AND r.trace_id = x.trace_id) = @tag_value"}
+		"(SELECT r.tags FROM runs r WHERE r.project_id = x.project_id AND r.trace_id = x.trace_id) @> ARRAY[@tag_pair::text]"}
 )
+
+// TagPair is a run's tags element of key's value: key=value.
+func TagPair(key, value string) string { return key + "=" + value }
 
 // tagWhere adds the tag filter's parameters to args and returns its
 // condition (tagged) with a leading AND; "" without a filter.
@@ -59,7 +63,7 @@ func (q RunQuery) tagWhere(tagged string, args pgx.StrictNamedArgs) string {
 	if q.Tag == "" {
 		return ""
 	}
-	args["tag"], args["tag_value"] = q.Tag, q.TagValue
+	args["tag_pair"] = TagPair(q.Tag, q.TagValue)
 	return " AND " + tagged
 }
 

@@ -215,19 +215,19 @@ func checkRunTags(t *testing.T, db *postgres.DB, p string, events []event.Event,
 			envs[trace] = "prod"
 		}
 	}
-	rows, err := db.Pool.Query(ctx, `SELECT trace_id, tags ->> 'env', tags ->> 'team' FROM runs WHERE project_id = $1`, p)
+	rows, err := db.Pool.Query(ctx, `SELECT trace_id, tags FROM runs WHERE project_id = $1`, p)
 	if err != nil {
 		t.Fatal(err)
 	}
 	n := 0
 	for rows.Next() {
 		var trace string
-		var env, team *string
-		if err := rows.Scan(&trace, &env, &team); err != nil {
+		var tags []string
+		if err := rows.Scan(&trace, &tags); err != nil {
 			t.Fatal(err)
 		}
-		if env == nil || team == nil || *env != envs[trace] || *team != teams[trace] {
-			t.Errorf("run %s: env %v team %v, want %s and %s", trace, env, team, envs[trace], teams[trace])
+		if want := []string{"env=" + envs[trace], "team=" + teams[trace]}; !slices.Equal(tags, want) {
+			t.Errorf("run %s: tags %q, want %q", trace, tags, want)
 		}
 		n++
 	}
