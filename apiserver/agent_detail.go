@@ -9,6 +9,7 @@ import (
 	"github.com/llmcost/llmcost/apiserver/wire"
 	"github.com/llmcost/llmcost/internal/agentview"
 	"github.com/llmcost/llmcost/internal/analytics"
+	"github.com/llmcost/llmcost/internal/apierr"
 	"github.com/llmcost/llmcost/internal/postgres"
 	"github.com/llmcost/llmcost/internal/runs"
 )
@@ -21,6 +22,13 @@ func (s *Server) analyticsAgentDetail(r *http.Request) (wire.AgentDetail, error)
 	rng, err := analytics.ParseRange(r.URL.Query().Get("range"), analytics.AllRanges)
 	if err != nil {
 		return wire.AgentDetail{}, err
+	}
+	// One agent's detail takes no tag filter, as no spend report takes one
+	// with agent_name: the tag rollups keep no breakdown per agent.
+	if tag, err := s.parseTagFilter(r.Context(), callerOf(r).ProjectID, r.URL.Query()); err != nil {
+		return wire.AgentDetail{}, err
+	} else if tag.key != "" {
+		return wire.AgentDetail{}, apierr.Field(postgres.TagDimPrefix+tag.key, "a tag filter does not combine with an agent's detail")
 	}
 	d, err := s.reports().AgentDetail(r.Context(), callerOf(r).ProjectID, agent, rng)
 	if err != nil {

@@ -30,7 +30,12 @@ func (s *Server) analyticsAgentSummary(r *http.Request) ([]wire.AgentSummaryRow,
 	if err != nil {
 		return nil, err
 	}
-	v, err := s.reports().AgentView(r.Context(), callerOf(r).ProjectID, "", rng, limit)
+	project := callerOf(r).ProjectID
+	tag, err := s.parseTagFilter(r.Context(), project, r.URL.Query())
+	if err != nil {
+		return nil, err
+	}
+	v, err := s.reports().AgentView(r.Context(), project, "", reports.TagFilter{Key: tag.key, Value: tag.value}, rng, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -38,7 +43,14 @@ func (s *Server) analyticsAgentSummary(r *http.Request) ([]wire.AgentSummaryRow,
 	for i, row := range v.Rows {
 		rows[i] = summaryRow(row)
 	}
-	return rows, s.addAgentAnomalies(r.Context(), callerOf(r).ProjectID, v.Window, rows)
+	if tag.key != "" {
+		// The anomaly rule judges agents over all their calls, not a tag's.
+		for i := range rows {
+			rows[i].Anomalies = []wire.AnomalyRow{}
+		}
+		return rows, nil
+	}
+	return rows, s.addAgentAnomalies(r.Context(), project, v.Window, rows)
 }
 
 // summaryRow is the record of one agent's summary row.

@@ -24,8 +24,9 @@ const (
 	maxBuckets        = 60
 )
 
-// runQuery reads range, agent_name, workflow and limit (default def, 1 to
-// max) into the runs a report reads.
+// runQuery reads range, agent_name, workflow, limit (default def, 1 to
+// max) and a tag filter (tag.<key>=<value>, as the spend reports take it,
+// and as they do not with agent_name) into the runs a report reads.
 func (s *Server) runQuery(r *http.Request, def, max int) (postgres.RunQuery, error) {
 	q := r.URL.Query()
 	rng, err := analytics.ParseRange(q.Get("range"), analytics.AllRanges)
@@ -36,10 +37,18 @@ func (s *Server) runQuery(r *http.Request, def, max int) (postgres.RunQuery, err
 	if err != nil {
 		return postgres.RunQuery{}, err
 	}
+	project := callerOf(r).ProjectID
+	tag, err := s.parseTagFilter(r.Context(), project, q)
+	if err != nil {
+		return postgres.RunQuery{}, err
+	}
+	if tag.key != "" && q.Get("agent_name") != "" {
+		return postgres.RunQuery{}, apierr.Field(postgres.TagDimPrefix+tag.key, "a tag filter does not combine with agent_name")
+	}
 	w := analytics.Window(rng, s.Now())
 	wf := q.Get("workflow")
-	return postgres.RunQuery{ProjectID: callerOf(r).ProjectID, Start: w.Start, End: w.End,
-		AgentName: q.Get("agent_name"), Workflow: wf, HasWorkflow: wf != "", Limit: limit}, nil
+	return postgres.RunQuery{ProjectID: project, Start: w.Start, End: w.End, AgentName: q.Get("agent_name"),
+		Workflow: wf, HasWorkflow: wf != "", Tag: tag.key, TagValue: tag.value, Limit: limit}, nil
 }
 
 func (s *Server) arrayQuery(r *http.Request) (postgres.RunQuery, error) {

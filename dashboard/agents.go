@@ -20,8 +20,9 @@ func (d *Dashboard) agentsPage(pd *dash) (string, any, error) {
 	if err := pd.project(); err != nil {
 		return "", nil, err
 	}
-	agents, err := pd.api.agentSummary(pd.report(200))
-	return "agents", agentsData{Agents: agents}, err
+	var data agentsData
+	err := all(pd.tagPicker, into(&data.Agents, func() ([]wire.AgentSummaryRow, error) { return pd.api.agentSummary(pd.tagged(200)) }))
+	return "agents", data, err
 }
 
 // breakdown is one "top N" table of an agent's detail.
@@ -38,7 +39,8 @@ type agentPageData struct {
 }
 
 // agentPage is one agent's detail (404 when it made no call in the range,
-// as the API answers).
+// as the API answers). The detail takes no tag filter: a picked one is kept
+// for the links back, and the page says it does not apply.
 func (d *Dashboard) agentPage(pd *dash) (string, any, error) {
 	if err := pd.project(); err != nil {
 		return "", nil, err
@@ -100,8 +102,8 @@ func (d *Dashboard) modelsPage(pd *dash) (string, any, error) {
 		return "", nil, err
 	}
 	var data modelsData
-	if err := all(pd.tagPicker, into(&data.Models, func() ([]wire.ModelRow, error) { return pd.api.models(pd.spend(50)) }),
-		into(&data.Cache, func() (wire.CacheReport, error) { return pd.api.cache(pd.spend(0)) })); err != nil {
+	if err := all(pd.tagPicker, into(&data.Models, func() ([]wire.ModelRow, error) { return pd.api.models(pd.tagged(50)) }),
+		into(&data.Cache, func() (wire.CacheReport, error) { return pd.api.cache(pd.tagged(0)) })); err != nil {
 		return "", nil, err
 	}
 	bars := make([]svgchart.Point, 0, len(data.Models))

@@ -27,9 +27,10 @@ var csvReports = map[string]string{
 	"chargeback": "/v1/analytics/by/{dimension}",
 }
 
-// spendCSV are the downloads of spend reports, which take the page's tag
-// filter; the run reports and by/tag.<key> take none.
-var spendCSV = map[string]bool{"models": true, "agents": true, "timeseries": true}
+// taggedCSV are the downloads of the reports that take the page's tag
+// filter: the spend and run reports (by/tag.<key> takes none).
+var taggedCSV = map[string]bool{"models": true, "agents": true, "timeseries": true, "workflows": true,
+	"outcomes": true, "steps": true, "repeated-work": true, "traces": true}
 
 // csvRoute is the API route of a download and its variables: the
 // chargeback's dimension is the page's tag key (an undeclared one is the
@@ -64,8 +65,8 @@ func (d *Dashboard) downloadCSV(w http.ResponseWriter, r *http.Request) error {
 	if known {
 		if err = pd.project(); err == nil {
 			q := pd.report(0)
-			if spendCSV[name] {
-				q = pd.spend(0)
+			if taggedCSV[name] {
+				q = pd.tagged(0)
 			}
 			body, err = pd.api.reportCSV(route, vars, q.Values())
 		}

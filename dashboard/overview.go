@@ -54,8 +54,8 @@ func (d *Dashboard) overviewPage(pd *dash) (string, any, error) {
 	}
 	var full wire.FullAnalytics
 	var data overviewData
-	if err := all(pd.tagPicker, into(&full, func() (wire.FullAnalytics, error) { return pd.api.full(pd.spend(8)) }),
-		into(&data.Cache, func() (wire.CacheReport, error) { return pd.api.cache(pd.spend(0)) }),
+	if err := all(pd.tagPicker, into(&full, func() (wire.FullAnalytics, error) { return pd.api.full(pd.tagged(8)) }),
+		into(&data.Cache, func() (wire.CacheReport, error) { return pd.api.cache(pd.tagged(0)) }),
 		into(&data.Budget, func() (wire.BudgetState, error) { return pd.api.budgetState(pd.pg.ProjectID) })); err != nil {
 		return "", nil, err
 	}

@@ -116,10 +116,10 @@ func (d *dash) report(limit int) wire.ReportQuery {
 	return wire.ReportQuery{ProjectID: d.pg.ProjectID, Range: d.pg.Range, Limit: limit}
 }
 
-// spend is report with the picked tag filter, for the spend reports (the
-// only ones that take it); it reads the declared keys for the picker, and
-// the page offers the filter.
-func (d *dash) spend(limit int) wire.ReportQuery {
+// tagged is report with the picked tag filter, for the reports that take
+// it (the spend reports, the run reports and the agents summary); a page
+// reading them loads the picker (tagPicker), which offers the filter.
+func (d *dash) tagged(limit int) wire.ReportQuery {
 	q := d.report(limit)
 	q.Tag = d.pg.Tag
 	return q

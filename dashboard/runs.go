@@ -26,17 +26,17 @@ func (d *Dashboard) workflowsPage(pd *dash) (string, any, error) {
 		return "", nil, err
 	}
 	var data workflowsData
-	q := pd.report(20)
+	q := pd.tagged(20)
 	var dist wire.Distribution
 	distErr := make(chan error, 1)
 	// The distribution (of the highest-spend workflow) is 404 when no
 	// workflow has runs: read beside the others, it is not an error.
 	go func() {
 		var err error
-		dist, err = pd.api.distribution(pd.report(0))
+		dist, err = pd.api.distribution(pd.tagged(0))
 		distErr <- err
 	}()
-	err := all(into(&data.Workflows, func() ([]wire.WorkflowRow, error) { return pd.api.workflows(q) }),
+	err := all(pd.tagPicker, into(&data.Workflows, func() ([]wire.WorkflowRow, error) { return pd.api.workflows(q) }),
 		into(&data.Outcomes, func() ([]wire.OutcomeRow, error) { return pd.api.outcomes(q) }),
 		into(&data.Steps, func() ([]wire.StepRow, error) { return pd.api.steps(q) }),
 		into(&data.Repeated, func() ([]wire.RepeatedWorkRow, error) { return pd.api.repeatedWork(q) }))
@@ -67,10 +67,11 @@ func (d *Dashboard) tracesPage(pd *dash) (string, any, error) {
 	if err := pd.project(); err != nil {
 		return "", nil, err
 	}
-	q := pd.report(50)
+	q := pd.tagged(50)
 	q.Workflow = pd.r.URL.Query().Get("workflow")
-	traces, err := pd.api.traces(q)
-	return "traces", tracesData{Traces: traces}, err
+	var data tracesData
+	err := all(pd.tagPicker, into(&data.Traces, func() ([]wire.TraceRow, error) { return pd.api.traces(q) }))
+	return "traces", data, err
 }
 
 type traceData struct {

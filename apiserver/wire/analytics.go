@@ -93,7 +93,7 @@ type ReportQuery struct {
 	Limit int
 	// Workflow narrows the trace list to one workflow; "" is all.
 	Workflow string
-	// Tag narrows a spend report to one value of a declared tag key,
+	// Tag narrows a spend or run report to one value of a declared tag key,
 	// written key=value (sent as tag.key=value); "" is all calls.
 	Tag string
 }

@@ -99,15 +99,23 @@ type AgentRuns struct {
 }
 
 // agentRepeatsSQL sums repeated work per agent (model NULL) and per agent
-// and model, of the runs whose first call lies in the window.
-const agentRepeatsSQL = `SELECT run_agent, model, sum(wasted_nano)::bigint, count(DISTINCT trace_id),
+// and model, of the runs whose first call lies in the window; with a tag
+// filter (true), of the runs with the tag's value ($5, TagPair).
+var agentRepeatsSQL = map[bool]string{false: agentRepeats(""),
+	true: agentRepeats(` AND EXISTS (SELECT 1 FROM runs r WHERE r.project_id = x.project_id AND r.trace_id = x.trace_id
+  AND r.tags @> ARRAY[$5::text])`)}
+
+func agentRepeats(tagged string) string {
+	return `SELECT run_agent, model, sum(wasted_nano)::bigint, count(DISTINCT trace_id),
   sum((occurrences - 1) * input_tokens)::bigint
-FROM run_repeats
-WHERE project_id = $1 AND run_first_ts >= $2 AND run_first_ts < $3 AND ($4::text = '' OR run_agent = $4)
+FROM run_repeats x
+WHERE project_id = $1 AND run_first_ts >= $2 AND run_first_ts < $3 AND ($4::text = '' OR run_agent = $4)` + tagged + `
 GROUP BY GROUPING SETS ((run_agent), (run_agent, model))`
+}
 
 // ReadAgentRuns reads the run totals and repeated work per agent (only
-// q.AgentName's when set) of the runs whose first call lies in the window.
+// q.AgentName's when set) of the runs whose first call lies in the window
+// (and has q's tag value, when q has a tag filter).
 func (db *DB) ReadAgentRuns(ctx context.Context, q RunQuery) (map[string]*AgentRuns, error) {
 	if err := db.FreshRunsIn(ctx, q.ProjectID, q.Start, q.End); err != nil {
 		return nil, err
@@ -137,7 +145,11 @@ func (db *DB) ReadAgentRuns(ctx context.Context, q RunQuery) (map[string]*AgentR
 		}); err != nil {
 			return err
 		}
-		rows, err = pool.Query(ctx, agentRepeatsSQL, q.ProjectID, q.Start, q.End, q.AgentName)
+		repeatArgs := []any{q.ProjectID, q.Start, q.End, q.AgentName}
+		if q.Tag != "" {
+			repeatArgs = append(repeatArgs, TagPair(q.Tag, q.TagValue))
+		}
+		rows, err = pool.Query(ctx, agentRepeatsSQL[q.Tag != ""], repeatArgs...)
 		if err != nil {
 			return err
 		}

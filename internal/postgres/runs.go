@@ -187,7 +187,7 @@ func nullIfEmpty(s string) *string {
 // The inserts of built runs and their children, one element of each
 // array per row (queries/runs_insert.sql and its siblings).
 var (
-	runsInsertSQL       = mustQuery("runs_insert.sql")
+	runsInsertSQL       = fillSQL(mustQuery("runs_insert.sql"), map[string]string{"run_tags": runTagsOf})
 	runStepsInsertSQL   = mustQuery("run_steps_insert.sql")
 	runToolsInsertSQL   = mustQuery("run_tools_insert.sql")
 	runRepeatsInsertSQL = mustQuery("run_repeats_insert.sql")

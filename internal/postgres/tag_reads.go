@@ -16,16 +16,26 @@ const (
 
 // tagValueOf is a raw event's (alias e, its key's project_tags row pk)
 // value of the read's tag as the tag rollups count it: NULL while the
-// back-fill has not reached it, the value as it is while the key has room
-// or holds it, (other) past the bound (a tail value not yet admitted
-// counts as itself while there is room, as the merger will count it).
-// Inline expressions, not a function: an edge hour of a busy project is
-// thousands of calls.
-const tagValueOf = `CASE WHEN e.tx >= pk.backfill_below OR e.ts < pk.backfill_cursor THEN
-    CASE WHEN llmcost_tag_value(e.metadata -> @tag) LIKE '(%' OR pk.admitted < @max_tag_values
-      OR EXISTS (SELECT 1 FROM tag_values tv WHERE tv.project_id = e.project_id AND tv.tag = @tag
-        AND tv.value = llmcost_tag_value(e.metadata -> @tag))
-    THEN llmcost_tag_value(e.metadata -> @tag) ELSE '` + TagOther + `' END END`
+// back-fill has not reached it, tagCounted otherwise. Inline expressions,
+// not a function: an edge hour of a busy project is thousands of calls.
+var tagValueOf = `CASE WHEN e.tx >= pk.backfill_below OR e.ts < pk.backfill_cursor THEN
+    ` + tagCountedRead + ` END`
+
+// tagCountedRead is tagCounted of the read's tag.
+var tagCountedRead = tagCounted("@tag", "@max_tag_values")
+
+// tagCounted is the value under which the tag rollups count a raw event's
+// (alias e, the key's project_tags row pk) value of key tag (an SQL text)
+// when max values is the bound: the value as it is while the key has room
+// or holds it, (other) past the bound (a value not yet admitted counts as
+// itself while there is room, as the merger will count it).
+func tagCounted(tag, max string) string {
+	v := "llmcost_tag_value(e.metadata -> " + tag + ")"
+	return `CASE WHEN ` + v + ` LIKE '(%' OR pk.admitted < ` + max + `
+      OR EXISTS (SELECT 1 FROM tag_values tv WHERE tv.project_id = e.project_id AND tv.tag = ` + tag + `
+        AND tv.value = ` + v + `)
+    THEN ` + v + ` ELSE '` + TagOther + `' END`
+}
 
 // tagRawFrom joins each raw event to its project's row of the read's key.
 const tagRawFrom = "events e JOIN project_tags pk ON pk.project_id = e.project_id AND pk.tag = @tag"

@@ -129,7 +129,8 @@ FROM (SELECT ts FROM events WHERE project_id = $1 AND tx < $2 AND ts >= $3 ORDER
 // BackfillTags counts the calls stored before each newly declared key of
 // the project, chunk by chunk in the calls' time order, each chunk in its
 // own transaction under the merger's lock that moves the key's cursor past
-// it; a key is done when the cursor passes its last call. It stops after
+// it and sets the key on the runs whose first call lies in the chunk's span
+// (fillRunTags); a key is done when the cursor passes its last call. It stops after
 // until (zero: when every key is done) and reports whether every key is.
 func (db *DB) BackfillTags(ctx context.Context, projectID string, until time.Time) (bool, error) {
 	for {
@@ -177,6 +178,9 @@ func tagFillStep(ctx context.Context, tx pgx.Tx, projectID string, chunk int) (b
 		"from": cursor, "to": to}); err != nil {
 		return false, err
 	}
+	if err := fillRunTags(ctx, tx, projectID, tag, cursor, to); err != nil {
+		return false, err
+	}
 	if next != nil {
 		_, err = tx.Exec(ctx, `UPDATE project_tags SET backfill_cursor = $3 WHERE project_id = $1 AND tag = $2`, projectID, tag, *next)
 	} else {
@@ -204,7 +208,8 @@ func (db *DB) ProjectsBackfillingTags(ctx context.Context) ([]string, error) {
 
 // rebuildTags recomputes project's tag rollups from its calls below
 // watermark, in RebuildRollups' transaction (which holds the merger's
-// lock): every key counts them all, so no back-fill is left due.
+// lock): every key counts them all, so no back-fill is left due, and
+// every run takes its first call's values again.
 func rebuildTags(ctx context.Context, tx pgx.Tx, projectID string, watermark int64) error {
 	for _, q := range []string{`DELETE FROM rollup_tag_hour WHERE project_id = $1`, `DELETE FROM rollup_tag_day WHERE project_id = $1`,
 		`UPDATE project_tags SET backfill_below = 0, backfill_cursor = '0001-01-01 00:00:00+00', overflow_calls = 0 WHERE project_id = $1`} {
@@ -223,6 +228,9 @@ func rebuildTags(ctx context.Context, tx pgx.Tx, projectID string, watermark int
 	for _, tag := range tags {
 		if _, err := tx.Exec(ctx, tagFillSQL, pgx.StrictNamedArgs{"project_id": projectID, "tag": tag,
 			"below": watermark, "from": time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC), "to": infinity}); err != nil {
+			return err
+		}
+		if err := fillRunTags(ctx, tx, projectID, tag, time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC), infinity); err != nil {
 			return err
 		}
 	}

@@ -45,7 +45,7 @@ type AgentDetail struct {
 // AgentDetail reads agent's detail over rng's window; 404 when the agent
 // made no call in it.
 func (rs *Reports) AgentDetail(ctx context.Context, project, agent string, rng analytics.Range) (AgentDetail, error) {
-	v, err := rs.AgentView(ctx, project, agent, rng, 1)
+	v, err := rs.AgentView(ctx, project, agent, TagFilter{}, rng, 1)
 	if err != nil {
 		return AgentDetail{}, err
 	}

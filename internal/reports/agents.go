@@ -61,12 +61,25 @@ func agentGrain(rng analytics.Range) analytics.Grain {
 	return analytics.Day
 }
 
+// TagFilter is a report's tag filter: only the calls (and the runs) whose
+// value of the declared key Key is Value; no filter when Key is "".
+type TagFilter struct{ Key, Value string }
+
 // agentQueries are the spend reads of the agent view: the window by agent
 // and day, the window before by agent, the models (per agent over all
-// agents) and, for one agent, the project's spend for its share.
-func agentQueries(project, agent string, rng analytics.Range, w analytics.Span) []postgres.WindowQuery {
+// agents) and, for one agent, the project's spend for its share. A tag
+// filter reads the first two from the tag rollups, which keep no model per
+// agent: no models.
+func agentQueries(project, agent string, tag TagFilter, rng analytics.Range, w analytics.Span) []postgres.WindowQuery {
 	prev := analytics.Span{Start: w.Start.Add(-rng.Duration()), End: w.Start}
 	g := agentGrain(rng)
+	if tag.Key != "" {
+		return []postgres.WindowQuery{
+			{ProjectID: project, Dim: "agent", Segments: analytics.Decompose(w, g), BucketWidth: day, KeyBuckets: true,
+				Tag: tag.Key, TagValue: tag.Value},
+			{ProjectID: project, Dim: "agent", Segments: analytics.Decompose(prev, g), Tag: tag.Key, TagValue: tag.Value},
+		}
+	}
 	qs := []postgres.WindowQuery{
 		{ProjectID: project, Dim: "agent", AgentName: agent, Segments: analytics.Decompose(w, g),
 			BucketWidth: day, KeyBuckets: true},
@@ -82,7 +95,10 @@ func agentQueries(project, agent string, rng analytics.Range, w analytics.Span) 
 
 // AgentView builds the summary rows of every agent with calls in rng's
 // window (only agent's when not ""), most expensive first, at most limit.
-func (rs *Reports) AgentView(ctx context.Context, project, agent string, rng analytics.Range, limit int) (AgentView, error) {
+// With a tag filter (not with agent) a row sums the agent's calls and runs
+// of the tag's value; it has no models, facts (first and last call,
+// developers, sessions) nor breaches, which are not kept by tag.
+func (rs *Reports) AgentView(ctx context.Context, project, agent string, tag TagFilter, rng analytics.Range, limit int) (AgentView, error) {
 	ret, err := rs.DB.Retention(ctx, project)
 	if err != nil {
 		return AgentView{}, err
@@ -90,7 +106,7 @@ func (rs *Reports) AgentView(ctx context.Context, project, agent string, rng ana
 	raw, rollup := ret.RawExpiredBefore(rs.Now()), ret.RollupExpiredBefore(rs.Now())
 	keep := func(s analytics.Span) analytics.Span { return analytics.Retained(s, raw, rollup, false) }
 	w := keep(analytics.Window(rng, rs.Now()))
-	qs := agentQueries(project, agent, rng, w)
+	qs := agentQueries(project, agent, tag, rng, w)
 	// The window before reaches a range further into what may have expired.
 	qs[1].Segments = analytics.Decompose(keep(analytics.Span{Start: w.Start.Add(-rng.Duration()), End: w.Start}), agentGrain(rng))
 	// The run totals and the breaches do not depend on the spend read: they
@@ -114,15 +130,19 @@ func (rs *Reports) AgentView(ctx context.Context, project, agent string, rng ana
 			facts, factsErr = rs.DB.ReadAgentFacts(ctx, project, agent, []string{agent}, w.Start, w.End)
 		}()
 	}
-	wg.Add(2)
+	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		runsOf, runsErr = rs.DB.ReadAgentRuns(ctx, postgres.RunQuery{ProjectID: project, Start: w.Start, End: w.End, AgentName: agent})
+		runsOf, runsErr = rs.DB.ReadAgentRuns(ctx, postgres.RunQuery{ProjectID: project, Start: w.Start, End: w.End,
+			AgentName: agent, Tag: tag.Key, TagValue: tag.Value})
 	}()
-	go func() {
-		defer wg.Done()
-		breaches, compliance, breachErr = rs.breaches(ctx, project, rng, only)
-	}()
+	if tag.Key == "" {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			breaches, compliance, breachErr = rs.breaches(ctx, project, rng, only)
+		}()
+	}
 	defer wg.Wait()
 	res, err := rs.DB.ReadWindows(ctx, qs...)
 	if err != nil {
@@ -143,8 +163,11 @@ func (rs *Reports) AgentView(ctx context.Context, project, agent string, rng ana
 	for _, k := range res[1].Keys {
 		previous[k.Key] = k.CostNano
 	}
-	models := modelsByAgent(res[2].Keys, agent)
-	if agent == "" && len(sums) > 0 {
+	var models map[string][]analytics.Keyed
+	if tag.Key == "" {
+		models = modelsByAgent(res[2].Keys, agent)
+	}
+	if agent == "" && tag.Key == "" && len(sums) > 0 {
 		if facts, err = rs.DB.ReadAgentFacts(ctx, project, agent, names, w.Start, w.End); err != nil {
 			return v, err
 		}

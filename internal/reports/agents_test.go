@@ -28,7 +28,7 @@ func TestAgentQueriesReadTheProjectSpendOnlyForOneAgent(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			w := analytics.Window(c.rng, now)
-			qs := agentQueries("p", c.agent, c.rng, w)
+			qs := agentQueries("p", c.agent, TagFilter{}, c.rng, w)
 			if len(qs) != c.n {
 				t.Fatalf("%d reads, want %d", len(qs), c.n)
 			}

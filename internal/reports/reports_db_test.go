@@ -93,7 +93,7 @@ func TestAgentViewCombinesSpendRunsAndShare(t *testing.T) {
 	e.write(t, "small", "", 1, 1_000)
 	ctx := context.Background()
 
-	v, err := e.rs.AgentView(ctx, e.project, "", analytics.Range24h, 10)
+	v, err := e.rs.AgentView(ctx, e.project, "", reports.TagFilter{}, analytics.Range24h, 10)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,11 +108,11 @@ func TestAgentViewCombinesSpendRunsAndShare(t *testing.T) {
 		t.Errorf("big: days %d, models %+v, signal %+v", len(big.Days), big.Models, big.Signal)
 	}
 
-	v, err = e.rs.AgentView(ctx, e.project, "", analytics.Range24h, 1)
+	v, err = e.rs.AgentView(ctx, e.project, "", reports.TagFilter{}, analytics.Range24h, 1)
 	if err != nil || len(v.Rows) != 1 || v.Rows[0].ProjectCostNano != 10_000 {
 		t.Errorf("limit 1: %+v %v; want big alone, its share still of the whole project", v.Rows, err)
 	}
-	one, err := e.rs.AgentView(ctx, e.project, "small", analytics.Range24h, 1)
+	one, err := e.rs.AgentView(ctx, e.project, "small", reports.TagFilter{}, analytics.Range24h, 1)
 	if err != nil || len(one.Rows) != 1 || one.Rows[0].ProjectCostNano != 10_000 || one.Rows[0].Sums.CostNano != 1_000 {
 		t.Errorf("narrowed to small: %+v %v; want its 1000 of the project's 10000", one.Rows, err)
 	}

@@ -19,9 +19,14 @@
 --   @max_depth       bigint[]       its deepest span
 --   @steps           bigint[]       its steps
 --   @outcome         bool[]         the outcome it is counted with in the rollups (NULL: none)
+--
+-- The run_tags marker is the run's tags (migration 0035), its first call's
+-- value of each declared key (postgres.runTagsOf); as written, none.
 INSERT INTO runs (project_id, trace_id, agent_name, workflow, first_ts, first_event_id, last_end,
-  calls, cost_nano, tool_calls, failed_calls, success_calls, tokens, max_depth, steps, outcome)
-SELECT * FROM unnest(@project_id::uuid[], @trace_id::text[], @agent_name::text[], @workflow::text[],
+  calls, cost_nano, tool_calls, failed_calls, success_calls, tokens, max_depth, steps, outcome, tags)
+SELECT u.*, /* TEMPLATE_BEGIN: run_tags */ NULL::text[] /* TEMPLATE_END */
+FROM unnest(@project_id::uuid[], @trace_id::text[], @agent_name::text[], @workflow::text[],
   @first_ts::timestamptz[], @first_event_id::text[], @last_end::timestamptz[], @calls::bigint[], @cost_nano::bigint[],
   @tool_calls::bigint[], @failed_calls::bigint[], @success_calls::bigint[], @tokens::bigint[], @max_depth::bigint[],
-  @steps::bigint[], @outcome::bool[])
+  @steps::bigint[], @outcome::bool[]) AS u(project_id, trace_id, agent_name, workflow, first_ts, first_event_id,
+  last_end, calls, cost_nano, tool_calls, failed_calls, success_calls, tokens, max_depth, steps, outcome)

@@ -1,0 +1,16 @@
+-- Chargeback tags of runs (docs/tags.md "Runs"): a run is tagged like its
+-- agent, by its first call. tags holds the run's value of each key the
+-- project declared when the run was last refreshed, as the tag rollups
+-- count the first call ('(none)', '(invalid)' and '(other)' included), one
+-- element key=value per key in byte order ({team=payments}; a key holds no
+-- '='); NULL for a run of a project without keys. A key declared later
+-- reaches the runs stored before through the tag back-fill.
+--
+-- An array rather than jsonb: ANALYZE keeps the frequencies of an array's
+-- most common elements, so the planner estimates a filter tags @>
+-- '{team=payments}' by the value's real share of the runs, where a jsonb
+-- key test has a fixed 0.5 % guess that made it read a busy window whole
+-- instead of walking it in time order (the traces report). A tag-filtered
+-- run report reads the window's runs by first_ts and keeps those with the
+-- value, so no index.
+ALTER TABLE runs ADD COLUMN tags text[];
