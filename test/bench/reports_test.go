@@ -57,8 +57,8 @@ type timing struct {
 }
 
 // timeReports times every report over every range, plain and narrowed to
-// one agent, then by the declared tag and every spend report narrowed to
-// one of its values.
+// one agent, then by the declared tag, and every report and the agents
+// summary narrowed to one of its values.
 func timeReports(b *testing.B, srv *llmcost, key, agent string) []timing {
 	var out []timing
 	for _, narrow := range []string{"", agent} {
@@ -74,11 +74,10 @@ func timeReports(b *testing.B, srv *llmcost, key, agent string) []timing {
 	}
 	out = append(out, timeRanges(b, srv, key, "by/"+tagDim, "/v1/analytics/by/"+tagDim, url.Values{}))
 	for _, rep := range reports {
-		if rep.issue == 9 {
-			out = append(out, timeRanges(b, srv, key, strings.TrimPrefix(rep.path, "/v1/analytics/")+" ?"+tagDim,
-				rep.path, tagFilter))
-		}
+		out = append(out, timeRanges(b, srv, key, strings.TrimPrefix(rep.path, "/v1/analytics/")+" ?"+tagDim,
+			rep.path, tagFilter))
 	}
+	out = append(out, timeRanges(b, srv, key, "agents/summary ?"+tagDim, "/v1/analytics/agents/summary", tagFilter))
 	return out
 }
 
