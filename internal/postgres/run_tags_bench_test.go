@@ -48,14 +48,7 @@ func BenchmarkTagFilteredRunReports(b *testing.B) {
 		ncalls += len(calls)
 	}
 	fmt.Printf("seeded %d runs, %d calls by COPY in %s\n", n, ncalls, time.Since(start).Round(time.Second))
-	start = time.Now()
-	if err := db.RebuildRuns(ctx, p); err != nil {
-		b.Fatal(err)
-	}
-	fmt.Printf("RebuildRuns: %s\n", time.Since(start).Round(time.Second))
-	if _, err := db.Pool.Exec(ctx, "ANALYZE"); err != nil {
-		b.Fatal(err)
-	}
+	rebuildRunsAnalyzed(ctx, b, db, p)
 	for _, rng := range []time.Duration{24 * time.Hour, 7 * 24 * time.Hour, 90 * 24 * time.Hour} {
 		q := postgres.RunQuery{ProjectID: p, Start: now.Add(-rng), End: now, Limit: 100}
 		tagged := q

@@ -19,18 +19,7 @@ import (
 func TestDashboardTagFilteredRunPages(t *testing.T) {
 	s := start(t, nil)
 	ctx := newBrowser(t)
-	email := fmt.Sprintf("dashtags%d@example.com", time.Now().UnixNano())
-	open(t, ctx, s.URL+"/register")
-	run(t, ctx, "accept the policies", chromedp.Click(chromedp.CSS(`input[name=accept_terms]`)),
-		chromedp.Click(chromedp.CSS(`input[name=accept_privacy]`)))
-	submit(t, ctx, "form", map[string]string{"input[name=email]": email, "input[name=password]": "correct horse battery", "input[name=name]": "Tia"})
-	key := keyPattern.FindString(text(t, ctx, "#api-key"))
-	if key == "" {
-		t.Fatal("the registration page shows no API key")
-	}
-	proj := decode[wire.Project](t, s.call(t, "GET", "/v1/projects/me", key, nil).must(t, http.StatusOK)).ID
-	session := decode[wire.Tokens](t, s.call(t, "POST", "/v1/auth/login", "", wire.LoginRequest{Email: email, Password: "correct horse battery"}).
-		must(t, http.StatusOK)).AccessToken
+	key, proj, session := registerInBrowser(t, s, ctx, "dashtags", "Tia")
 	s.call(t, "PUT", "/v1/projects/"+proj+"/tags", session, map[string]any{"keys": []string{"team"}}).must(t, http.StatusOK)
 
 	// Runs of two workflows: refund's first calls carry team payments,

@@ -172,6 +172,26 @@ func runEvents(trace string) []any {
 	}
 }
 
+// registerInBrowser registers a new user through the dashboard's form
+// (the policies accepted) and answers the project's key, shown once on
+// the page the form answers, the project's id and a session's token.
+func registerInBrowser(t *testing.T, s *service, ctx context.Context, prefix, name string) (key, proj, session string) {
+	t.Helper()
+	email := fmt.Sprintf("%s%d@example.com", prefix, time.Now().UnixNano())
+	open(t, ctx, s.URL+"/register")
+	run(t, ctx, "accept the policies", chromedp.Click(chromedp.CSS(`input[name=accept_terms]`)),
+		chromedp.Click(chromedp.CSS(`input[name=accept_privacy]`)))
+	submit(t, ctx, "form", map[string]string{"input[name=email]": email, "input[name=password]": "correct horse battery", "input[name=name]": name})
+	key = keyPattern.FindString(text(t, ctx, "#api-key"))
+	if key == "" {
+		t.Fatal("the registration page shows no API key")
+	}
+	proj = decode[wire.Project](t, s.call(t, "GET", "/v1/projects/me", key, nil).must(t, http.StatusOK)).ID
+	session = decode[wire.Tokens](t, s.call(t, "POST", "/v1/auth/login", "", wire.LoginRequest{Email: email, Password: "correct horse battery"}).
+		must(t, http.StatusOK)).AccessToken
+	return key, proj, session
+}
+
 func TestDashboardInABrowser(t *testing.T) {
 	rcv := newReceiver(t)
 	s := start(t, rcv.env())
@@ -179,21 +199,10 @@ func TestDashboardInABrowser(t *testing.T) {
 
 	// Register: the new project's key is shown once, on the page the
 	// form answers.
-	email := fmt.Sprintf("dash%d@example.com", time.Now().UnixNano())
-	open(t, ctx, s.URL+"/register")
-	run(t, ctx, "accept the policies", chromedp.Click(chromedp.CSS(`input[name=accept_terms]`)),
-		chromedp.Click(chromedp.CSS(`input[name=accept_privacy]`)))
-	submit(t, ctx, "form", map[string]string{"input[name=email]": email, "input[name=password]": "correct horse battery", "input[name=name]": "Dana"})
-	key := keyPattern.FindString(text(t, ctx, "#api-key"))
-	if key == "" {
-		t.Fatal("the registration page shows no API key")
-	}
-	proj := decode[wire.Project](t, s.call(t, "GET", "/v1/projects/me", key, nil).must(t, http.StatusOK)).ID
+	key, proj, session := registerInBrowser(t, s, ctx, "dash", "Dana")
 
 	// A guardrail the batch below breaches: the researcher may only use a
 	// calculator.
-	session := decode[wire.Tokens](t, s.call(t, "POST", "/v1/auth/login", "", wire.LoginRequest{Email: email, Password: "correct horse battery"}).
-		must(t, http.StatusOK)).AccessToken
 	s.call(t, "PUT", "/v1/projects/"+proj+"/guardrails", session,
 		map[string]any{"agent_name": "researcher", "allowed_tools": []string{"calculator"}}).must(t, http.StatusCreated)
 
