@@ -3,6 +3,8 @@ package postgres_test
 import (
 	"context"
 	"fmt"
+	"os"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -24,11 +26,18 @@ import (
 // each took and the slowest of those batches during it.
 //
 //	go test -run '^$' -bench BenchmarkProjectDelete -benchtime 1x -timeout 30m ./internal/postgres/
+//
+// LLMCOST_BENCH_DELETE_DAYS sets how many days of 100,000 calls each
+// project holds (default 2).
 func BenchmarkProjectDelete(b *testing.B) {
 	ctx := context.Background()
 	db := openDB(b)
+	days := 2
+	if v, err := strconv.Atoi(os.Getenv("LLMCOST_BENCH_DELETE_DAYS")); err == nil && v > 0 {
+		days = min(v, benchdata.Default.Days)
+	}
 	var calls []event.Event
-	for d := benchdata.Default.Days - 2; d < benchdata.Default.Days; d++ {
+	for d := benchdata.Default.Days - days; d < benchdata.Default.Days; d++ {
 		day := benchdata.Generate(benchdata.Default, pricing.Builtin(), "", time.Now().UTC(), d)
 		calls = append(calls, day.Events[:100_000]...)
 	}
