@@ -190,10 +190,10 @@ func (t tail) rolled(s analytics.Segments) analytics.Span { return s.Rolled().Cl
 // logged before it has no bounds and counts as unbounded). The planner
 // plans every later statement for its values (custom plans): a generic
 // plan guesses a third of the events for the tail.
-const snapshotSQL = `SELECT set_config('plan_cache_mode', 'force_custom_plan', true), s.watermark,
-  (SELECT min(coalesce(b.min_ts, '0001-01-01 00:00:00+00')) FROM ingest_batches b WHERE b.project_id = $1 AND b.tx >= s.watermark),
-  (SELECT max(coalesce(b.max_ts, '9999-12-30 00:00:00+00')) FROM ingest_batches b WHERE b.project_id = $1 AND b.tx >= s.watermark)
-FROM rollup_state s`
+const snapshotSQL = `SELECT set_config('plan_cache_mode', 'force_custom_plan', true), s.watermark, b.first, b.last
+FROM rollup_state s CROSS JOIN LATERAL (
+  SELECT min(coalesce(min_ts, '0001-01-01 00:00:00+00')) AS first, max(coalesce(max_ts, '9999-12-30 00:00:00+00')) AS last
+  FROM ingest_batches WHERE project_id = $1 AND tx >= s.watermark) b`
 
 // readSnapshot runs read of project in one REPEATABLE READ read-only
 // transaction with the tail of its snapshot, on the replica when it has
@@ -226,6 +226,14 @@ type rowsQuerier interface {
 	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
 }
 
+// HasHourlyRows reports whether the rollups q reads keep hourly rows: all
+// but a read narrowed to one agent by a dimension other than agent and
+// model, whose per-agent rows are daily only, so its partial first and
+// last days are read from events (segmentsFor).
+func (q WindowQuery) HasHourlyRows() bool {
+	return q.Tag != "" || IsTagDim(q.Dim) || q.AgentName == "" || q.Dim == "agent" || q.Dim == "model"
+}
+
 // segmentsFor moves the hourly parts of a window to the raw parts when the
 // read has no hourly rollups: per-agent rows are daily only (but for the
 // model dimension, migration 0013), so a report by billing, user, session,
@@ -242,7 +250,7 @@ func segmentsFor(q WindowQuery) analytics.Segments {
 	if (q.Dim != "user" || tagged) && !s.Weeks.Empty() {
 		s.Days.End, s.Weeks, s.DaysTail = s.DaysTail.End, analytics.Span{}, analytics.Span{}
 	}
-	if tagged || q.AgentName == "" || q.Dim == "agent" || q.Dim == "model" {
+	if q.HasHourlyRows() {
 		return s
 	}
 	if !s.HourHead.Empty() {

@@ -240,7 +240,7 @@ const sortsAgain = `SELECT set_config('enable_sort', 'on', true), set_config('en
 // mergeSettings: the planner must see the watermark's value to pick the BRIN
 // index on tx (a generic plan guesses a third of the table); a tail grown
 // behind a long transaction may take a while and some memory to group.
-const mergeSettings = `SET LOCAL plan_cache_mode = force_custom_plan; SET LOCAL work_mem = '64MB'`
+const mergeSettings = customPlans + `; SET LOCAL work_mem = '64MB'`
 
 // MergeHorizon is the id the next transaction will get: every event stored
 // before the call has a lower tx, so all of them are in the rollups once

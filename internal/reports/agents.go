@@ -66,12 +66,11 @@ func agentGrain(rng analytics.Range) analytics.Grain {
 type TagFilter struct{ Key, Value string }
 
 // agentQueries are the spend reads of the agent view: the window by agent
-// and day, the window before by agent, the models (per agent over all
+// and day, the window before (prev) by agent, the models (per agent over all
 // agents) and, for one agent, the project's spend for its share. A tag
 // filter reads the first two from the tag rollups, which keep no model per
 // agent: no models.
-func agentQueries(project, agent string, tag TagFilter, rng analytics.Range, w analytics.Span) []postgres.WindowQuery {
-	prev := analytics.Span{Start: w.Start.Add(-rng.Duration()), End: w.Start}
+func agentQueries(project, agent string, tag TagFilter, rng analytics.Range, w, prev analytics.Span) []postgres.WindowQuery {
 	g := agentGrain(rng)
 	if tag.Key != "" {
 		return []postgres.WindowQuery{
@@ -106,9 +105,9 @@ func (rs *Reports) AgentView(ctx context.Context, project, agent string, tag Tag
 	raw, rollup := ret.RawExpiredBefore(rs.Now()), ret.RollupExpiredBefore(rs.Now())
 	keep := func(s analytics.Span) analytics.Span { return analytics.Retained(s, raw, rollup, false) }
 	w := keep(analytics.Window(rng, rs.Now()))
-	qs := agentQueries(project, agent, tag, rng, w)
 	// The window before reaches a range further into what may have expired.
-	qs[1].Segments = analytics.Decompose(keep(analytics.Span{Start: w.Start.Add(-rng.Duration()), End: w.Start}), agentGrain(rng))
+	prev := keep(analytics.Span{Start: w.Start.Add(-rng.Duration()), End: w.Start})
+	qs := agentQueries(project, agent, tag, rng, w, prev)
 	// The run totals and the breaches do not depend on the spend read: they
 	// are read beside it, on other connections.
 	var wg sync.WaitGroup

@@ -28,11 +28,11 @@ func TestAgentQueriesReadTheProjectSpendOnlyForOneAgent(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			w := analytics.Window(c.rng, now)
-			qs := agentQueries("p", c.agent, TagFilter{}, c.rng, w)
+			prev := analytics.Span{Start: w.Start.Add(-c.rng.Duration()), End: w.Start}
+			qs := agentQueries("p", c.agent, TagFilter{}, c.rng, w, prev)
 			if len(qs) != c.n {
 				t.Fatalf("%d reads, want %d", len(qs), c.n)
 			}
-			prev := analytics.Span{Start: w.Start.Add(-c.rng.Duration()), End: w.Start}
 			if qs[0].Segments != analytics.Decompose(w, c.grain) || !qs[0].KeyBuckets || qs[0].BucketWidth != day {
 				t.Errorf("window read %+v: want days of the window at grain %d", qs[0], c.grain)
 			}

@@ -46,11 +46,11 @@ func (rs *Reports) Retain(ctx context.Context, p Params) (Params, error) {
 }
 
 // window is the window dim's read covers: p's, or, when the read's first
-// partial day is raw (segmentsFor in internal/postgres: narrowed to one
-// agent, by a dimension without hourly per-agent rows) and p's start lies
-// before the raw cutoff, p's from its whole UTC day.
+// partial day is raw (no hourly rollup rows: postgres.WindowQuery's
+// HasHourlyRows) and p's start lies before the raw cutoff, p's from its
+// whole UTC day.
 func (p Params) window(dim string) analytics.Span {
-	if p.Agent == "" || p.Tag != "" || dim == "agent" || dim == "model" {
+	if (postgres.WindowQuery{Dim: dim, AgentName: p.Agent, Tag: p.Tag}).HasHourlyRows() {
 		return p.Window
 	}
 	return analytics.Retained(p.Window, p.rawExpired, p.rollupExpired, true)
