@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/llmcost/llmcost/internal/analytics"
 	"github.com/llmcost/llmcost/internal/apierr"
@@ -203,20 +202,17 @@ FROM rollup_state s CROSS JOIN LATERAL (
 // transaction, in ingest_batches with its time (the ingest statement,
 // batchLog), so the same snapshot that holds the call holds its bounds.
 func (db *DB) readSnapshot(ctx context.Context, project string, read func(tx pgx.Tx, t tail) error) error {
-	err := db.onReader(ctx, func(pool *pgxpool.Pool) error {
-		return pgx.BeginTxFunc(ctx, pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly},
-			func(tx pgx.Tx) error {
-				var t tail
-				var first, last *time.Time
-				if err := tx.QueryRow(ctx, snapshotSQL, project).Scan(nil, &t.watermark, &first, &last); err != nil {
-					return err
-				}
-				if first != nil && last != nil {
-					// Timestamps are whole microseconds: the span ends just after the last.
-					t.span = analytics.Span{Start: first.UTC(), End: last.UTC().Add(time.Microsecond)}
-				}
-				return read(tx, t)
-			})
+	err := db.snapshotOnReader(ctx, func(tx pgx.Tx) error {
+		var t tail
+		var first, last *time.Time
+		if err := tx.QueryRow(ctx, snapshotSQL, project).Scan(nil, &t.watermark, &first, &last); err != nil {
+			return err
+		}
+		if first != nil && last != nil {
+			// Timestamps are whole microseconds: the span ends just after the last.
+			t.span = analytics.Span{Start: first.UTC(), End: last.UTC().Add(time.Microsecond)}
+		}
+		return read(tx, t)
 	})
 	return translate(err, "analytics")
 }

@@ -166,6 +166,16 @@ func (db *DB) replicaPools() []*pgxpool.Pool {
 	return []*pgxpool.Pool{db.replica.pool, db.replica.probe}
 }
 
+// snapshotOnReader runs read in one REPEATABLE READ read-only transaction
+// through onReader: every statement of read sees one snapshot, on the
+// replica when it has caught up. read sets its results anew each time it
+// runs. The caller translates the error.
+func (db *DB) snapshotOnReader(ctx context.Context, read func(tx pgx.Tx) error) error {
+	return db.onReader(ctx, func(pool *pgxpool.Pool) error {
+		return pgx.BeginTxFunc(ctx, pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, read)
+	})
+}
+
 // onReader runs read, a read-only report read that sets its results anew
 // each time it runs, on the replica when it has replayed what the primary
 // had made durable when the read began, else (or when it fails there) on

@@ -6,7 +6,6 @@ import (
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/llmcost/llmcost/internal/apierr"
 	"github.com/llmcost/llmcost/internal/runs"
@@ -27,41 +26,39 @@ FROM %[2]s WHERE project_id = $1 AND trace_id = $2 ORDER BY %[1]s COLLATE "C"`
 // is 404.
 func (db *DB) ReadRunTotals(ctx context.Context, projectID, traceID string) (Trace, error) {
 	var tr Trace
-	err := db.onReader(ctx, func(pool *pgxpool.Pool) error {
+	err := db.snapshotOnReader(ctx, func(tx pgx.Tx) error {
 		tr = Trace{}
-		return pgx.BeginTxFunc(ctx, pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
-			var s runs.Summary
-			err := tx.QueryRow(ctx, runRowSQL, projectID, traceID).Scan(&s.AgentName, &s.Workflow, &s.FirstTS,
-				&s.FirstEventID, &s.LastEnd, &s.Calls, &s.CostNano, &s.ToolCalls, &s.FailedCalls, &s.SuccessCalls, &s.Tokens,
-				&s.MaxDepth, &s.Steps)
-			if errors.Is(err, pgx.ErrNoRows) {
-				return nil
-			}
+		var s runs.Summary
+		err := tx.QueryRow(ctx, runRowSQL, projectID, traceID).Scan(&s.AgentName, &s.Workflow, &s.FirstTS,
+			&s.FirstEventID, &s.LastEnd, &s.Calls, &s.CostNano, &s.ToolCalls, &s.FailedCalls, &s.SuccessCalls, &s.Tokens,
+			&s.MaxDepth, &s.Steps)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		s.FirstTS, s.LastEnd = s.FirstTS.UTC(), s.LastEnd.UTC()
+		run := runs.Run{Summary: s}
+		for _, g := range []struct {
+			name, table string
+			into        *[]runs.Group
+		}{{"step_name", "run_steps", &run.Steps}, {"tool_name", "run_tools", &run.Tools}} {
+			rows, err := tx.Query(ctx, fmt.Sprintf(runGroupsSQL, g.name, g.table), projectID, traceID)
 			if err != nil {
 				return err
 			}
-			s.FirstTS, s.LastEnd = s.FirstTS.UTC(), s.LastEnd.UTC()
-			run := runs.Run{Summary: s}
-			for _, g := range []struct {
-				name, table string
-				into        *[]runs.Group
-			}{{"step_name", "run_steps", &run.Steps}, {"tool_name", "run_tools", &run.Tools}} {
-				rows, err := tx.Query(ctx, fmt.Sprintf(runGroupsSQL, g.name, g.table), projectID, traceID)
-				if err != nil {
-					return err
-				}
-				*g.into, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (runs.Group, error) {
-					var x runs.Group
-					return x, r.Scan(&x.Name, &x.Calls, &x.CostNano, &x.Tokens, &x.LatencySum, &x.LatencyCount, &x.SuccessCalls)
-				})
-				if err != nil {
-					return err
-				}
+			*g.into, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (runs.Group, error) {
+				var x runs.Group
+				return x, r.Scan(&x.Name, &x.Calls, &x.CostNano, &x.Tokens, &x.LatencySum, &x.LatencyCount, &x.SuccessCalls)
+			})
+			if err != nil {
+				return err
 			}
-			tr.Run = &run
-			tr.Outcome, err = readOutcome(ctx, tx, projectID, traceID)
-			return err
-		})
+		}
+		tr.Run = &run
+		tr.Outcome, err = readOutcome(ctx, tx, projectID, traceID)
+		return err
 	})
 	if err != nil {
 		return Trace{}, translate(err, "trace")

@@ -206,19 +206,17 @@ type Trace struct {
 // with neither in the project is 404.
 func (db *DB) ReadTrace(ctx context.Context, projectID, traceID string) (Trace, error) {
 	var tr Trace
-	err := db.onReader(ctx, func(pool *pgxpool.Pool) error {
+	err := db.snapshotOnReader(ctx, func(tx pgx.Tx) error {
 		tr = Trace{}
-		return pgx.BeginTxFunc(ctx, pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
-			built, err := readRuns(ctx, tx, []string{projectID}, []string{traceID})
-			if err != nil {
-				return err
-			}
-			if len(built) == 1 {
-				tr.Run = &built[0].Run
-			}
-			tr.Outcome, err = readOutcome(ctx, tx, projectID, traceID)
+		built, err := readRuns(ctx, tx, []string{projectID}, []string{traceID})
+		if err != nil {
 			return err
-		})
+		}
+		if len(built) == 1 {
+			tr.Run = &built[0].Run
+		}
+		tr.Outcome, err = readOutcome(ctx, tx, projectID, traceID)
+		return err
 	})
 	if err != nil {
 		return Trace{}, translate(err, "trace")
