@@ -33,8 +33,8 @@ func (s *Server) parseReport(r *http.Request, allowed []analytics.Range) (report
 	if err != nil {
 		return reports.Params{}, err
 	}
-	if tag.key != "" && q.Get("agent_name") != "" {
-		return reports.Params{}, apierr.Field(postgres.TagDimPrefix+tag.key, "a tag filter does not combine with agent_name")
+	if err := tag.withoutAgent(q); err != nil {
+		return reports.Params{}, err
 	}
 	p := s.reports().Params(project, q.Get("agent_name"), rng, limit)
 	p.Tag, p.TagValue = tag.key, tag.value

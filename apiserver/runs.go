@@ -42,8 +42,8 @@ func (s *Server) runQuery(r *http.Request, def, max int) (postgres.RunQuery, err
 	if err != nil {
 		return postgres.RunQuery{}, err
 	}
-	if tag.key != "" && q.Get("agent_name") != "" {
-		return postgres.RunQuery{}, apierr.Field(postgres.TagDimPrefix+tag.key, "a tag filter does not combine with agent_name")
+	if err := tag.withoutAgent(q); err != nil {
+		return postgres.RunQuery{}, err
 	}
 	w := analytics.Window(rng, s.Now())
 	wf := q.Get("workflow")

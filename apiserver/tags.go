@@ -120,6 +120,15 @@ func (s *Server) parseTagFilter(ctx context.Context, project string, q url.Value
 	return f, nil
 }
 
+// withoutAgent refuses f beside an agent_name in q: the tag rollups keep
+// no breakdown per agent, so no report takes both.
+func (f tagFilter) withoutAgent(q url.Values) error {
+	if f.key != "" && q.Get("agent_name") != "" {
+		return apierr.Field(postgres.TagDimPrefix+f.key, "a tag filter does not combine with agent_name")
+	}
+	return nil
+}
+
 // checkTagValue applies the value rule to a filter's value.
 func checkTagValue(field, v string) error {
 	switch {

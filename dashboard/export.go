@@ -27,20 +27,16 @@ var csvReports = map[string]string{
 	"chargeback": "/v1/analytics/by/{dimension}",
 }
 
-// taggedCSV are the downloads of the reports that take the page's tag
-// filter: the spend and run reports (by/tag.<key> takes none).
-var taggedCSV = map[string]bool{"models": true, "agents": true, "timeseries": true, "workflows": true,
-	"outcomes": true, "steps": true, "repeated-work": true, "traces": true}
-
-// csvRoute is the API route of a download and its variables: the
-// chargeback's dimension is the page's tag key (an undeclared one is the
-// API's 422).
-func csvRoute(name string, r *http.Request) (string, map[string]string, bool) {
-	route, ok := csvReports[name]
+// csvRoute is the API route of a download, its variables and whether it
+// takes the page's tag filter: every report does (the spend and run
+// reports) but the chargeback, by/tag.<key> of the page's tag key (an
+// undeclared one is the API's 422), which takes none.
+func csvRoute(name string, r *http.Request) (route string, vars map[string]string, tagged, ok bool) {
+	route, ok = csvReports[name]
 	if ok && name == "chargeback" {
-		return route, map[string]string{"dimension": "tag." + r.FormValue("key")}, true
+		return route, map[string]string{"dimension": "tag." + r.FormValue("key")}, false, true
 	}
-	return route, nil, ok
+	return route, nil, ok, ok
 }
 
 // reportCSV reads a report's CSV for the picked project and range.
@@ -59,13 +55,13 @@ func (d *Dashboard) downloadCSV(w http.ResponseWriter, r *http.Request) error {
 		return nil
 	}
 	name := mux.Vars(r)["report"]
-	route, vars, known := csvRoute(name, r)
+	route, vars, tagged, known := csvRoute(name, r)
 	var err error = apierr.Newf(apierr.NotFound, "no report %q to download", name)
 	var body []byte
 	if known {
 		if err = pd.project(); err == nil {
 			q := pd.report(0)
-			if taggedCSV[name] {
+			if tagged {
 				q = pd.tagged(0)
 			}
 			body, err = pd.api.reportCSV(route, vars, q.Values())
