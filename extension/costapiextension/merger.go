@@ -67,11 +67,10 @@ func startMerger(db *postgres.DB, every time.Duration, log *zap.Logger, gate *ba
 		return false, err
 	}
 	m.wg.Go(func() { loop(ctx, min(every, lagEvery), log, "lag of the mergers (for back-pressure)", lag) })
-	stats := func(ctx context.Context) (bool, error) {
+	m.also(statsEvery, log, "statistics of the raw calls' partitions", func(ctx context.Context) error {
 		_, err := db.AnalyzeGrownPartitions(ctx, 0)
-		return false, err
-	}
-	m.wg.Go(func() { loop(ctx, statsEvery, log, "statistics of the raw calls' partitions", stats) })
+		return err
+	})
 	return m
 }
 
