@@ -140,5 +140,5 @@ func New(d Deps) *Server {
 
 // Handler is the server's root handler with all middleware applied.
 func (s *Server) Handler() http.Handler {
-	return s.headers(s.recoverer(s.gate(s.deadline(s.credentials(s.rateLimit(s.router))))))
+	return serverTiming(s.headers(s.recoverer(s.gate(s.deadline(s.credentials(s.rateLimit(s.router)))))))
 }

@@ -61,7 +61,7 @@ func (r *scaleRun) measure(b *testing.B, phase int, alignTo time.Time) scalePhas
 	stopRSS := sampleRSS(srv.cmd.Process.Pid)
 	anchor := time.Now().UTC()
 	var st streamStats
-	if err := streamInChild(srv, key, spec, projectID, anchor, r.cfg.clients, &st); err != nil {
+	if err := streamInChild(srv, key, spec, projectID, anchor, r.cfg.clients, 0, &st); err != nil {
 		b.Fatalf("the sample: %v\nserver log:\n%s", err, tail(srv.output.String(), 3000))
 	}
 	p.acked = time.Unix(0, st.lastAck.Load()).Sub(anchor)

@@ -34,6 +34,8 @@ type childJob struct {
 	Spec                benchdata.Spec
 	Anchor              time.Time
 	Clients             int
+	// Rate is the calls a second to send at (0: as fast as acknowledged).
+	Rate float64
 }
 
 // childReport is one line the child writes on its standard output: its
@@ -89,7 +91,7 @@ func runStreamChild(raw string) int {
 			}
 		}
 	}()
-	err := stream(srv, job.Key, job.Spec, job.ProjectID, job.Anchor, job.Clients, &st)
+	err := stream(srv, job.Key, job.Spec, job.ProjectID, job.Anchor, job.Clients, job.Rate, &st)
 	close(stop)
 	report(true, err)
 	return 0
@@ -99,8 +101,9 @@ func runStreamChild(raw string) int {
 // counters as it reports them, and the stream's error comes back as the
 // child's.
 func streamInChild(srv *llmcost, key string, spec benchdata.Spec, projectID string, anchor time.Time, clients int,
-	st *streamStats) error {
-	raw, err := json.Marshal(childJob{URL: srv.URL, Key: key, Spec: spec, ProjectID: projectID, Anchor: anchor, Clients: clients})
+	rate float64, st *streamStats) error {
+	raw, err := json.Marshal(childJob{URL: srv.URL, Key: key, Spec: spec, ProjectID: projectID, Anchor: anchor,
+		Clients: clients, Rate: rate})
 	if err != nil {
 		return err
 	}

@@ -72,6 +72,10 @@ func (r *sustainedRun) print(o *mdOut) {
 		"reports and one of B's each started a read %s.\n",
 		r.sent, ingestBatch, r.cfg.clients, r.cfg.bystander, r.bystanderTook.Round(time.Second), r.budgetSet, r.lagSourceText(),
 		r.readPace())
+	if r.cfg.rate > 0 {
+		o.printf("\nA's stream was paced at %.0f calls/s (%s); the targets are stated for an unpaced stream, "+
+			"as fast as the server acknowledges.\n", r.cfg.rate, envSustainedRate)
+	}
 	r.printSummary(o)
 	r.printIngest(o)
 	r.printLag(o)
@@ -234,7 +238,16 @@ func (r *sustainedRun) printBudget(o *mdOut) {
 			t, v = fmt.Sprintf("p99 ≤ %d ms", targetBudgetP99.Milliseconds()), verdict(p99 <= targetBudgetP99)
 		}
 		o.printf("| %s | %d | %s | %s | %s | %s | %s |\n", phase, len(s), ms(nearestRank(s, 50)), ms(p99), ms(s[len(s)-1]), t, v)
+		for _, name := range []string{budgetInLlmcost, wakeProbe} {
+			if s := r.reads.sorted("budget-state", phase, name, ""); len(s) > 0 {
+				o.printf("| %s: %s | %d | %s | %s | %s | – | |\n", phase, name, len(s), ms(nearestRank(s, 50)),
+					ms(nearestRank(s, 99)), ms(s[len(s)-1]))
+			}
+		}
 	}
+	o.printf("\n(in llmcost: the poll's time in llmcost's handlers, from its Server-Timing header; the rest of a poll's " +
+		"latency is waiting for a core and the loopback. The 1 ms sleep's overshoot, measured in the benchmark's process " +
+		"beside the pollers, is the wait for a core any process meets when it wakes.)\n")
 	o.printf("\nA's budget state at the end: %.400s\n", r.budgetStateAtTheEnd)
 }
 

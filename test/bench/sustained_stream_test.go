@@ -95,18 +95,23 @@ func chunks(ctx context.Context, spec benchdata.Spec, projectID string, anchor t
 }
 
 // stream sends the spec's calls to /v1/events/batch from clients
-// concurrent clients, as fast as the server acknowledges them. A 503 is
+// concurrent clients, as fast as the server acknowledges them, or at rate
+// calls a second when rate > 0 (batches spaced evenly; a batch that could
+// not be sent on time goes at once, without catching up). A 503 is
 // back-pressure: the client sleeps its Retry-After (1 s when absent) and
 // sends the same batch again. Any other answer but 200 stops the stream
 // and is returned.
-func stream(srv *llmcost, key string, spec benchdata.Spec, projectID string, anchor time.Time, clients int, st *streamStats) error {
+func stream(srv *llmcost, key string, spec benchdata.Spec, projectID string, anchor time.Time, clients int, rate float64,
+	st *streamStats) error {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	defer cancel(nil)
 	work := chunks(ctx, spec, projectID, anchor)
+	pace := pacer(rate)
 	var wg sync.WaitGroup
 	for range clients {
 		wg.Go(func() {
 			for c := range work {
+				pace(len(c.events))
 				body, err := benchdata.BatchBody(c.events, c.outcomes)
 				if err == nil {
 					err = sendBatch(ctx, srv, key, body, st)
@@ -171,4 +176,23 @@ func retryAfter(h string) time.Duration {
 		return time.Duration(s * float64(time.Second))
 	}
 	return time.Second
+}
+
+// pacer answers a function that waits until a batch of n calls may be
+// sent at rate calls a second (rate ≤ 0: never waits). Each batch takes
+// the next slot after the previous one's; a slot already past (the client
+// was busy) is not made up for later.
+func pacer(rate float64) func(n int) {
+	if rate <= 0 {
+		return func(int) {}
+	}
+	var mu sync.Mutex
+	next := time.Now()
+	return func(n int) {
+		mu.Lock()
+		at := later(next, time.Now())
+		next = at.Add(time.Duration(float64(n) / rate * float64(time.Second)))
+		mu.Unlock()
+		time.Sleep(time.Until(at))
+	}
 }

@@ -47,6 +47,11 @@ const (
 	// pause measured mostly its own load (it took the cores the mergers
 	// needed, and each read waited behind the previous ones' backends).
 	envSustainedReadEvery = "LLMCOST_BENCH_SUSTAINED_READ_EVERY"
+	// envSustainedRate paces A's stream at that many calls a second
+	// (default 0: as fast as the server acknowledges, which saturates the
+	// machine's cores). A paced run shows the reads while a given rate
+	// streams in, beside the saturating run's.
+	envSustainedRate = "LLMCOST_BENCH_SUSTAINED_RATE"
 	// envSustainedKeep=1 keeps the run's database for inspection; by
 	// default it is dropped at the end (ten million calls take gigabytes).
 	envSustainedKeep = "LLMCOST_BENCH_SUSTAINED_KEEP"
@@ -63,6 +68,7 @@ const drainTimeout = 60 * time.Minute
 type sustainedConfig struct {
 	events, clients, bystander, copyRows, afterRuns int
 	lagBound                                        float64 // seconds; 0 when unset
+	rate                                            float64 // A's calls a second; 0: unpaced
 	readEvery                                       time.Duration
 	// backlogBound is each merger's backlog bound as the server runs it
 	// (the server's defaults, or LLMCOST_MAX_MERGE_BACKLOG and
@@ -89,6 +95,13 @@ func sustainedConfigFromEnv(b *testing.B) sustainedConfig {
 			b.Fatalf("%s=%q: want seconds", envSustainedLagBound, v)
 		}
 		c.lagBound = f
+	}
+	if v := os.Getenv(envSustainedRate); v != "" {
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil || f < 0 {
+			b.Fatalf("%s=%q: want calls a second (0: unpaced)", envSustainedRate, v)
+		}
+		c.rate = f
 	}
 	c.readEvery = 200 * time.Millisecond
 	if v := os.Getenv(envSustainedReadEvery); v != "" {
@@ -221,7 +234,7 @@ func runSustained(b *testing.B, cfg sustainedConfig) *sustainedRun {
 	bSpec := benchdata.Default
 	bSpec.Seed, bSpec.Events = benchdata.Default.Seed+1, cfg.bystander
 	var bStats streamStats
-	if err := stream(srv, keyB, bSpec, projB, time.Now().UTC(), cfg.clients, &bStats); err != nil {
+	if err := stream(srv, keyB, bSpec, projB, time.Now().UTC(), cfg.clients, 0, &bStats); err != nil {
 		b.Fatalf("project B's calls: %v\nserver log:\n%s", err, tail(srv.output.String(), 3000))
 	}
 	waitMerged(b, db, projB)
@@ -259,6 +272,7 @@ func (r *sustainedRun) streamA(b *testing.B, srv *llmcost, db *postgres.DB, dbUR
 	readCtx, stopReads := context.WithCancel(ctx)
 	var pollers, readers sync.WaitGroup
 	pollers.Go(func() { pollBudget(pollCtx, srv, projA, keyA, &phase, r.reads) })
+	pollers.Go(func() { probeWakeups(pollCtx, &phase, r.reads) })
 	readers.Go(func() { readCycling(readCtx, srv, keyA, "A", phaseDuring, r.cfg.readEvery, r.reads) })
 	readers.Go(func() { readCycling(readCtx, srv, keyB, "B", phaseDuring, r.cfg.readEvery, r.reads) })
 	resetStatements, readStatements := statementProfile(dbURL)
@@ -268,7 +282,7 @@ func (r *sustainedRun) streamA(b *testing.B, srv *llmcost, db *postgres.DB, dbUR
 	r.anchor = start.UTC()
 	sampler := startLagSampler(srv, dbURL, start, r.stats.acked.Load, r.reads)
 	fmt.Printf("project A: streaming %d calls from %d clients\n", r.cfg.events, r.cfg.clients)
-	err := streamInChild(srv, keyA, spec, projA, r.anchor, r.cfg.clients, &r.stats)
+	err := streamInChild(srv, keyA, spec, projA, r.anchor, r.cfg.clients, r.cfg.rate, &r.stats)
 	r.toLastAck = time.Since(start) // when no batch was acknowledged at all
 	if last := r.stats.lastAck.Load(); last != 0 {
 		r.toLastAck = time.Unix(0, last).Sub(start)

@@ -130,3 +130,32 @@ func TestHealthMergers(t *testing.T) {
 		t.Errorf("mergers %+v, ok %v", m, ok)
 	}
 }
+
+func TestPacerSpacesBatchesAtTheRate(t *testing.T) {
+	pace := pacer(20_000) // 1,000-call batches: one every 50 ms
+	t0 := time.Now()
+	for range 5 {
+		pace(1000)
+	}
+	// The first goes at once, the fifth 200 ms later.
+	if took := time.Since(t0); took < 200*time.Millisecond {
+		t.Errorf("5 batches of 1,000 at 20,000 calls/s took %s, want at least 200 ms", took)
+	}
+	t0 = time.Now()
+	unpaced := pacer(0)
+	for range 1000 {
+		unpaced(1000)
+	}
+	if took := time.Since(t0); took > 100*time.Millisecond {
+		t.Errorf("unpaced: 1,000 batches took %s, want no wait", took)
+	}
+}
+
+func TestServerTime(t *testing.T) {
+	for h, want := range map[string]time.Duration{"app;dur=0.250": 250 * time.Microsecond, "app;dur=12": 12 * time.Millisecond,
+		"": -1, "db;dur=3": -1, "app;dur=x": -1} {
+		if got := serverTime(h); got != want {
+			t.Errorf("serverTime(%q) = %s, want %s", h, got, want)
+		}
+	}
+}
