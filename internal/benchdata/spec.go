@@ -2,7 +2,8 @@
 // deterministic, seeded month-scale history of one project's LLM calls with
 // run structure (traces, spans, steps, tools, workflows) and run outcomes.
 //
-// It does no I/O. Every call comes out priced exactly as the ingest path
+// It does no I/O (but LoadAverage, the host's load that benchmarks print
+// beside their figures). Every call comes out priced exactly as the ingest path
 // prices it (the cost processor's rules over the given catalogue), and every
 // call can be rendered as the /v1/events/batch JSON that ingest turns into
 // the very same row, so a bulk COPY of the generated events fills the events

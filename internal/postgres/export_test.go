@@ -3,6 +3,8 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -75,4 +77,35 @@ func ReportStatements(project string, now time.Time) map[string]Statement {
 	args["dims"], args["bucket_secs"] = []string{"agent", "model"}, 86400.0
 	out["full.sql"] = Statement{fullSQL, args}
 	return out
+}
+
+// PurgeChunkPlan is the plan (EXPLAIN, not run) of a purge chunk of
+// project in table, a table or partition the purge walks in key order,
+// after the key after (nil: from the first), under the chunk's settings:
+// tests check how a chunk finds its rows.
+func (db *DB) PurgeChunkPlan(ctx context.Context, table, project string, after []string) (string, error) {
+	tables, err := db.purgeTables(ctx)
+	if err != nil {
+		return "", err
+	}
+	i := slices.IndexFunc(tables, func(t purgeTable) bool { return t.name == table })
+	if i < 0 || len(tables[i].keys) == 0 {
+		return "", fmt.Errorf("%s: not a table the purge walks by key", table)
+	}
+	args := []any{project}
+	if after != nil {
+		args = append(args, after)
+	}
+	var plan []string
+	err = pgx.BeginFunc(ctx, db.Pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, purgeChunkSettings); err != nil {
+			return err
+		}
+		rows, err := tx.Query(ctx, "EXPLAIN "+tables[i].chunkSQL(after != nil, DefaultPurgeChunk), args...)
+		if err == nil {
+			plan, err = pgx.CollectRows(rows, pgx.RowTo[string])
+		}
+		return err
+	})
+	return strings.Join(plan, "\n"), err
 }

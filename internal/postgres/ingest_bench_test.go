@@ -68,8 +68,8 @@ func stripTraces(calls []event.Event) []event.Event {
 	return out
 }
 
-// rate writes calls (as project) with write in 1,000-call batches from 4
-// goroutines and answers calls per second.
+// rate writes calls (as project) with write in 1,000-call batches (the
+// last one the rest) from 4 goroutines and answers calls per second.
 func rate(b *testing.B, calls []event.Event, project string, write func([]event.Event) error) float64 {
 	work := make(chan []event.Event)
 	var wg sync.WaitGroup
@@ -88,8 +88,8 @@ func rate(b *testing.B, calls []event.Event, project string, write func([]event.
 	}
 	start := time.Now()
 	for i := 0; i < len(calls); i += 1000 {
-		batch := make([]event.Event, 1000)
-		copy(batch, calls[i:i+1000])
+		batch := make([]event.Event, min(1000, len(calls)-i))
+		copy(batch, calls[i:])
 		for j := range batch {
 			batch[j].ProjectID = project
 		}

@@ -6,6 +6,7 @@ import (
 	"maps"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -14,6 +15,7 @@ import (
 
 	"github.com/llmcost/llmcost/internal/apierr"
 	"github.com/llmcost/llmcost/internal/authn"
+	"github.com/llmcost/llmcost/internal/event"
 	"github.com/llmcost/llmcost/internal/postgres"
 )
 
@@ -255,3 +257,36 @@ func TestDeleteProjectWithoutARunnerPurgesAtOnce(t *testing.T) {
 }
 
 func isCode(err error, code string) bool { return err != nil && apierr.CodeOf(err) == code }
+
+// A purge chunk reads the rows after its cursor through the primary key,
+// in order, and stops at the chunk's last: it does not read the project's
+// every remaining row and sort them, which a partition filled faster than
+// it is analyzed (no statistics: the planner guesses a few hundred rows)
+// made it do, each chunk again.
+func TestPurgeChunkWalksThePrimaryKey(t *testing.T) {
+	db := openDB(t)
+	ctx := context.Background()
+	p := newProject(t, db)
+	batch := make([]event.Event, 1000)
+	for i := range 30 {
+		for j := range batch {
+			batch[j] = call(p, fmt.Sprintf("k%06d", i*1000+j), 1)
+		}
+		if _, err := db.Write(ctx, batch, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var part string
+	if err := db.Pool.QueryRow(ctx, `SELECT tableoid::regclass::text FROM events WHERE project_id = $1 LIMIT 1`, p).Scan(&part); err != nil {
+		t.Fatal(err)
+	}
+	for _, after := range [][]string{nil, {"k010000"}} {
+		plan, err := db.PurgeChunkPlan(ctx, part, p, after)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(plan, "Index Scan using "+part+"_pkey on "+part) || strings.Contains(plan, "Bitmap Heap Scan") {
+			t.Errorf("a chunk of %s after %v does not walk the primary key:\n%s", part, after, plan)
+		}
+	}
+}

@@ -140,6 +140,18 @@ type chunkResult struct {
 // merge step, an ingest in flight when the project was marked).
 const purgeChunkTimeout = "5min"
 
+// purgeChunkSettings bound a chunk's time (purgeChunkTimeout) and plan it
+// without sorts: the rows after the cursor are then read through the
+// primary key, in its order, and the read stops at the chunk's last row.
+// A partition without statistics (filled faster than autovacuum analyzes
+// it, as a back-fill or a benchmark's load does) had the planner guess a
+// few hundred of the project's rows: it took them all through a bitmap
+// scan and sorted them for the chunk's first 10,000, so each chunk read
+// the project's every remaining row there and the purge grew with the
+// square of its rows (a 200,000-row partition: chunks from 150 ms down to
+// 14 ms, 1.2 s in all; planned without sorts, about 15 ms each).
+const purgeChunkSettings = "SET LOCAL statement_timeout = '" + purgeChunkTimeout + "'; SET LOCAL enable_sort = off"
+
 // purgeChunk deletes up to n rows of project id from t after the key
 // after (nil: from the first), in one transaction. The rows' addresses
 // are read in the statement that deletes them, so each names the row
@@ -156,7 +168,7 @@ func (db *DB) purgeChunk(ctx context.Context, t purgeTable, id string, after []s
 		args = append(args, after)
 	}
 	err := pgx.BeginFunc(ctx, db.mergePool(), func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, "SET LOCAL statement_timeout = '"+purgeChunkTimeout+"'"); err != nil {
+		if _, err := tx.Exec(ctx, purgeChunkSettings); err != nil {
 			return err
 		}
 		return tx.QueryRow(ctx, t.chunkSQL(after != nil, n), args...).Scan(&res.taken, &res.deleted, &res.last)

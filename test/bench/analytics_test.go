@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -61,7 +60,7 @@ func BenchmarkAnalytics(b *testing.B) {
 // measureIngestAndNaive prints the ingest comparison and the naive GROUP BY
 // over raw events.
 func measureIngestAndNaive(b *testing.B, ds *dataset) {
-	load := loadAverage()
+	load := benchdata.LoadAverage()
 	ing, ackRatio, mergedRatio := ingestRuns(b, ds)
 	fmt.Printf("\ningest:  median %.0f events/s through /v1/events/batch until the last batch is acknowledged (%d clients, %d-event batches)\n",
 		ing.Ingest, ingestClients, ingestBatch)
@@ -92,17 +91,6 @@ type spread struct{ med, lo, hi float64 }
 func spreadOf(v []float64) spread {
 	slices.Sort(v)
 	return spread{med: v[len(v)/2], lo: v[0], hi: v[len(v)-1]}
-}
-
-// loadAverage is the host's one-minute load average (/proc/loadavg), or
-// "unknown": other work on the two cores is the first suspect when a
-// ratio is off, so the benchmark says how busy the host was.
-func loadAverage() string {
-	raw, err := os.ReadFile("/proc/loadavg")
-	if f := strings.Fields(string(raw)); err == nil && len(f) > 0 {
-		return f[0]
-	}
-	return "unknown"
 }
 
 // ingestRuns runs the ingest comparison ingestRepeats times, printing each

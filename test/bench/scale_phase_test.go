@@ -53,7 +53,7 @@ func (r *scaleRun) measure(b *testing.B, phase int, alignTo time.Time) scalePhas
 	db, projectID := r.ds.db, r.ds.state.ProjectID
 	spec := sampleSpec(r.cfg, phase)
 	fmt.Printf("\n## At %d calls\n\nstreaming %d calls (%s) from %d clients; load average %s\n", r.calls, spec.Events,
-		spec.Key(), r.cfg.clients, loadAverage())
+		spec.Key(), r.cfg.clients, benchdata.LoadAverage())
 	srv := startLLMCost(b, r.ds.server.URL())
 	defer srv.stop()
 	key := rotateKey(b, db, projectID)

@@ -200,7 +200,7 @@ func BenchmarkSustained(b *testing.B) {
 // runSustained runs the benchmark once and returns its figures.
 func runSustained(b *testing.B, cfg sustainedConfig) *sustainedRun {
 	ctx := context.Background()
-	r := &sustainedRun{cfg: cfg, started: time.Now().UTC(), loadStart: loadAverage(), reads: newReadLog()}
+	r := &sustainedRun{cfg: cfg, started: time.Now().UTC(), loadStart: benchdata.LoadAverage(), reads: newReadLog()}
 	dir := filepath.Join(benchDir(), "sustained")
 	server, err := pgserver.Start(ctx, pgserver.Options{DataDir: dir, Settings: sustainedSettings(), StartTimeout: 10 * time.Minute})
 	if err != nil {
@@ -246,7 +246,7 @@ func runSustained(b *testing.B, cfg sustainedConfig) *sustainedRun {
 	if r.streamErr != nil {
 		srv.stop()
 		r.serverLog = tail(srv.output.String(), 3000)
-		r.ended, r.loadEnd = time.Now().UTC(), loadAverage()
+		r.ended, r.loadEnd = time.Now().UTC(), benchdata.LoadAverage()
 		return r
 	}
 
@@ -256,7 +256,7 @@ func runSustained(b *testing.B, cfg sustainedConfig) *sustainedRun {
 	srv.stop()
 	r.serverLog = tail(srv.output.String(), 3000)
 	r.copied, r.copyRate = copyReference(b, db, cfg.spec(), cfg.copyRows, projC, r.anchor)
-	r.ended, r.loadEnd = time.Now().UTC(), loadAverage()
+	r.ended, r.loadEnd = time.Now().UTC(), benchdata.LoadAverage()
 	return r
 }
 
