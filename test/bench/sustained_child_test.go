@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -27,6 +28,12 @@ import (
 // envStreamChild carries a childJob to the child; its presence makes the
 // test binary a streamer instead of running tests.
 const envStreamChild = "LLMCOST_BENCH_STREAM_CHILD"
+
+// envClientNice is the nice value of the streaming child (default: the
+// benchmark's own). The calls' clients are other machines in production;
+// at 19 the child takes only the cores nothing on the server side wants,
+// so what the readers measure is closer to what a remote client would.
+const envClientNice = "LLMCOST_BENCH_CLIENT_NICE"
 
 // childJob is what the child streams.
 type childJob struct {
@@ -108,6 +115,14 @@ func streamInChild(srv *llmcost, key string, spec benchdata.Spec, projectID stri
 		return err
 	}
 	cmd := exec.Command(os.Args[0])
+	if n := os.Getenv(envClientNice); n != "" {
+		// Through nice(1): a nice value is a thread's, and every thread
+		// of the child must start with it.
+		if _, err := strconv.Atoi(n); err != nil {
+			return fmt.Errorf("%s=%q: want a nice value", envClientNice, n)
+		}
+		cmd = exec.Command("nice", "-n", n, os.Args[0])
+	}
 	cmd.Env = append(os.Environ(), envStreamChild+"="+string(raw))
 	cmd.Stderr = os.Stderr
 	out, err := cmd.StdoutPipe()
@@ -117,6 +132,7 @@ func streamInChild(srv *llmcost, key string, spec benchdata.Spec, projectID stri
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("starting the streaming child: %w", err)
 	}
+
 	var last childReport
 	sc := bufio.NewScanner(out)
 	for sc.Scan() {
