@@ -57,16 +57,15 @@ func startMerger(db *postgres.DB, every time.Duration, log *zap.Logger, gate *ba
 	}
 	m.wg.Go(func() { loop(ctx, every, log, "events into the analytics rollups", rollups) })
 	m.wg.Go(func() { loop(ctx, every, log, "marked runs into the run tables", runs) })
-	lag := func(ctx context.Context) (bool, error) {
+	m.also(min(every, lagEvery), log, "lag of the mergers (for back-pressure)", func(ctx context.Context) error {
 		began := time.Now()
 		snap, err := db.MergeLags(ctx)
 		if err == nil {
 			snap.Taken = began
 			gate.Set(snap)
 		}
-		return false, err
-	}
-	m.wg.Go(func() { loop(ctx, min(every, lagEvery), log, "lag of the mergers (for back-pressure)", lag) })
+		return err
+	})
 	m.also(statsEvery, log, "statistics of the raw calls' partitions", func(ctx context.Context) error {
 		_, err := db.AnalyzeGrownPartitions(ctx, 0)
 		return err
