@@ -133,6 +133,9 @@ func (r *sustainedRun) printIngest(o *mdOut) {
 	o.printf("| cores busy while A streamed: all; llmcost's process; the rest (PostgreSQL, the bench, others) | %.2f; %.2f; %.2f | – | |\n",
 		r.busyCores, r.serverCores, r.busyCores-r.serverCores)
 	o.printf("| A's events stored (count(*)) / calls acknowledged | %d / %d | equal | %s |\n", r.stored, r.sent, verdict(r.stored == r.sent))
+	if len(r.procCores) > 0 {
+		o.printf("\n| Cores used while A streamed, by process | cores |\n|---|---|\n%s", formatProcs(r.procCores))
+	}
 }
 
 func (r *sustainedRun) printLag(o *mdOut) {

@@ -136,6 +136,7 @@ type sustainedRun struct {
 	copied              int
 	budgetSet           string
 	budgetStateAtTheEnd string
+	procCores           []float64     // per procGroups, while A streamed
 	streamErr           error         // the stream stopped on an answer other than 200 or 503
 	benchCPU            time.Duration // this process's and the streaming child's CPU while A streamed: the load generator's share of the cores
 	busyCores           float64       // the machine's busy cores while A streamed
@@ -278,6 +279,7 @@ func (r *sustainedRun) streamA(b *testing.B, srv *llmcost, db *postgres.DB, dbUR
 	resetStatements, readStatements := statementProfile(dbURL)
 	resetStatements()
 	cpu0, ticks0 := processCPU(), readCPUTicks(srv.cmd.Process.Pid)
+	procs := startProcSampler(srv.cmd.Process.Pid)
 	start := time.Now()
 	r.anchor = start.UTC()
 	sampler := startLagSampler(srv, dbURL, start, r.stats.acked.Load, r.reads)
@@ -289,6 +291,7 @@ func (r *sustainedRun) streamA(b *testing.B, srv *llmcost, db *postgres.DB, dbUR
 	}
 	r.benchCPU = processCPU() - cpu0
 	r.busyCores, r.serverCores = cpuShare(ticks0, readCPUTicks(srv.cmd.Process.Pid), time.Since(start))
+	r.procCores = procs.stopAndSum()
 	r.statements = readStatements()
 	phase.Store(phaseAfter)
 	stopReads()

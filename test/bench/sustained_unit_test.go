@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -157,5 +158,18 @@ func TestServerTime(t *testing.T) {
 		if got := serverTime(h); got != want {
 			t.Errorf("serverTime(%q) = %s, want %s", h, got, want)
 		}
+	}
+}
+
+func TestProcSamplerCountsItsOwnProcess(t *testing.T) {
+	cpu0, t0 := processCPU(), time.Now()
+	p := startProcSampler(-1)
+	for processCPU()-cpu0 < 300*time.Millisecond { // spin: 0.3 s of CPU, however busy the machine
+	}
+	cores := p.stopAndSum()
+	used, wall := processCPU()-cpu0, time.Since(t0)
+	got := time.Duration(cores[slices.Index(procGroups, "the benchmark (readers, pollers, sampler)")] * float64(wall))
+	if d := got - used; d < -60*time.Millisecond || d > 60*time.Millisecond {
+		t.Errorf("the benchmark's own CPU: %s by the sampler, %s by getrusage (all groups, in cores: %v)", got, used, cores)
 	}
 }
