@@ -19,6 +19,9 @@ import (
 // between its first and last sighting (from zero for one started
 // meanwhile, such as an autovacuum worker: a process that lived less than
 // a second between two samples is missed, at most a second's CPU each).
+// Every postgres process on the machine is counted, by its nice value and
+// title: the breakdown means something only when the benchmark's cluster
+// is the only busy one, as for every figure the benchmark prints.
 
 // procGroups are the groups the breakdown prints, in order.
 var procGroups = []string{
