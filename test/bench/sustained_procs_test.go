@@ -48,7 +48,6 @@ type procSampler struct {
 	first  map[int]procSample
 	last   map[int]procSample
 	start  time.Time
-	took   time.Duration
 	stop   chan struct{}
 	done   chan struct{}
 	server int
