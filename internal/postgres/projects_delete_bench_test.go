@@ -3,7 +3,6 @@ package postgres_test
 import (
 	"context"
 	"fmt"
-	"math"
 	"os"
 	"slices"
 	"strconv"
@@ -17,6 +16,7 @@ import (
 	"github.com/llmcost/llmcost/internal/event"
 	"github.com/llmcost/llmcost/internal/postgres"
 	"github.com/llmcost/llmcost/internal/pricing"
+	"github.com/llmcost/llmcost/internal/timings"
 )
 
 // BenchmarkProjectDelete fills two projects with the same calls of the
@@ -132,7 +132,7 @@ func BenchmarkProjectDelete(b *testing.B) {
 		fmt.Printf("new delete, the answer: %s (target under 1 s: %s)\n", answer.Round(time.Millisecond), verdict(answer < time.Second))
 		fmt.Printf("new delete, the purge: %s (%d rows in %d chunks, %.0f rows/s)\n", purge.Round(time.Millisecond),
 			res.Rows, res.Chunks, float64(res.Rows)/purge.Seconds())
-		p95, q95 := quantile(before, 0.95), quantile(during, 0.95)
+		p95, q95 := percentile(before, 95), percentile(during, 95)
 		fmt.Printf("another project's 1,000-call batches:\n")
 		fmt.Printf("  baseline, just before the delete: %s\n", latencies(before))
 		fmt.Printf("  during the answer and the purge:  %s\n", latencies(during))
@@ -189,19 +189,18 @@ func ingestBatches(b *testing.B, db *postgres.DB, project string, calls []event.
 	return lat
 }
 
-// quantile is the q-quantile of d (nearest rank), 0 for none.
-func quantile(d []time.Duration, q float64) time.Duration {
+// percentile is the p-th percentile of d (nearest rank), 0 for none.
+func percentile(d []time.Duration, p int) time.Duration {
 	if len(d) == 0 {
 		return 0
 	}
-	s := slices.Sorted(slices.Values(d))
-	return s[max(0, int(math.Ceil(q*float64(len(s))))-1)]
+	return timings.Percentile(slices.Sorted(slices.Values(d)), p)
 }
 
 // latencies is "n batches: p50 … p95 … p99 …" of d.
 func latencies(d []time.Duration) string {
-	ms := func(q float64) float64 { return float64(quantile(d, q).Microseconds()) / 1000 }
-	return fmt.Sprintf("%4d batches: p50 %6.1f ms  p95 %6.1f ms  p99 %6.1f ms", len(d), ms(0.5), ms(0.95), ms(0.99))
+	ms := func(p int) float64 { return float64(percentile(d, p).Microseconds()) / 1000 }
+	return fmt.Sprintf("%4d batches: p50 %6.1f ms  p95 %6.1f ms  p99 %6.1f ms", len(d), ms(50), ms(95), ms(99))
 }
 
 // verdict is ✔ or ✘.

@@ -1,12 +1,20 @@
 // Package timings summarises measured durations for the benchmarks and
-// timing tests: a median, and the overhead of one kind of request over
-// another measured in pairs.
+// timing tests: a median, a percentile, and the overhead of one kind of
+// request over another measured in pairs.
 package timings
 
 import (
+	"cmp"
 	"slices"
 	"time"
 )
+
+// Percentile is the nearest-rank p-th percentile (1–100) of sorted, which
+// must be sorted and not empty: the smallest value with at least p % of
+// the values at or below it.
+func Percentile[T cmp.Ordered](sorted []T, p int) T {
+	return sorted[max((len(sorted)*p+99)/100-1, 0)]
+}
 
 // Median is the upper median of ds (the element at len/2 once sorted);
 // ds is left as it is. It panics on an empty slice.

@@ -55,3 +55,15 @@ func TestReportGivesEachSideAndTheOverhead(t *testing.T) {
 		}
 	}
 }
+
+func TestPercentileIsTheNearestRank(t *testing.T) {
+	ten := []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}
+	for _, c := range []struct {
+		in      []int
+		p, want int
+	}{{ten, 50, 5}, {ten, 95, 10}, {ten, 90, 9}, {ten, 1, 1}, {ten, 100, 10}, {[]int{7}, 99, 7}, {[]int{1, 2}, 50, 1}, {[]int{1, 2}, 51, 2}} {
+		if got := Percentile(c.in, c.p); got != c.want {
+			t.Errorf("Percentile(%v, %d) = %d, want %d", c.in, c.p, got, c.want)
+		}
+	}
+}

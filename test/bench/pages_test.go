@@ -14,6 +14,7 @@ import (
 
 	"github.com/llmcost/llmcost/internal/benchdata"
 	"github.com/llmcost/llmcost/internal/postgres"
+	"github.com/llmcost/llmcost/internal/timings"
 )
 
 // dashPages are the dashboard's pages (target: each renders in at most
@@ -95,7 +96,7 @@ func timePage(b *testing.B, srv *llmcost, cookie, path string) (p50, p95 time.Du
 		took[i] = time.Since(start)
 	}
 	slices.Sort(took)
-	return percentile(took, 50), percentile(took, 95)
+	return timings.Percentile(took, 50), timings.Percentile(took, 95)
 }
 
 // printPages writes the page timings, p50 / p95 in ms, and the slowest

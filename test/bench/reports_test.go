@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/llmcost/llmcost/internal/benchdata"
+	"github.com/llmcost/llmcost/internal/timings"
 )
 
 // Timing shape: each report and range is warmed up, then timed this many
@@ -119,13 +120,7 @@ func timeOne(b *testing.B, srv *llmcost, key, path string) (p50, p95 time.Durati
 		}
 	}
 	slices.Sort(took)
-	return percentile(took, 50), percentile(took, 95), true
-}
-
-// percentile is the nearest-rank percentile of sorted durations.
-func percentile(sorted []time.Duration, p int) time.Duration {
-	i := (len(sorted)*p+99)/100 - 1
-	return sorted[max(i, 0)]
+	return timings.Percentile(took, 50), timings.Percentile(took, 95), true
 }
 
 // timeTraceDetail times one run's trace detail (no range): p50

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/llmcost/llmcost/internal/timings"
 )
 
 // mergerNames are the asynchronous mergers whose lag is sampled, in the
@@ -178,17 +180,10 @@ func lagStats(samples []lagSample, until time.Duration) map[string]lagStat {
 		}
 		slices.Sort(backlogs)
 		slices.Sort(lags)
-		out[name] = lagStat{n: len(backlogs), maxBacklog: backlogs[len(backlogs)-1], p95Backlog: nearestRank(backlogs, 95),
-			maxLag: lags[len(lags)-1], p95Lag: nearestRank(lags, 95)}
+		out[name] = lagStat{n: len(backlogs), maxBacklog: backlogs[len(backlogs)-1], p95Backlog: timings.Percentile(backlogs, 95),
+			maxLag: lags[len(lags)-1], p95Lag: timings.Percentile(lags, 95)}
 	}
 	return out
-}
-
-// nearestRank is the nearest-rank percentile p of a sorted, non-empty
-// slice, as percentile is for durations.
-func nearestRank[T int64 | float64 | time.Duration](sorted []T, p int) T {
-	i := (len(sorted)*p+99)/100 - 1
-	return sorted[max(i, 0)]
 }
 
 // lagRows thins the series to one sample per step (the last one taken in

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/llmcost/llmcost/internal/timings"
 )
 
 // mdOut writes the report to stdout and keeps a copy for the file.
@@ -188,8 +190,8 @@ func (r *sustainedRun) cell(reader, phase, name, rng string, target time.Duratio
 	if len(s) == 0 {
 		return "–", true
 	}
-	p95 := nearestRank(s, 95)
-	return fmt.Sprintf("%s / %s (%d)", ms(nearestRank(s, 50)), ms(p95), len(s)), !hasTarget || p95 <= target
+	p95 := timings.Percentile(s, 95)
+	return fmt.Sprintf("%s / %s (%d)", ms(timings.Percentile(s, 50)), ms(p95), len(s)), !hasTarget || p95 <= target
 }
 
 func (r *sustainedRun) printReports(o *mdOut) {
@@ -235,16 +237,16 @@ func (r *sustainedRun) printBudget(o *mdOut) {
 			o.printf("| %s | 0 | – | – | – | | |\n", phase)
 			continue
 		}
-		p99 := nearestRank(s, 99)
+		p99 := timings.Percentile(s, 99)
 		t, v := "–", ""
 		if phase == phaseDuring {
 			t, v = fmt.Sprintf("p99 ≤ %d ms", targetBudgetP99.Milliseconds()), verdict(p99 <= targetBudgetP99)
 		}
-		o.printf("| %s | %d | %s | %s | %s | %s | %s |\n", phase, len(s), ms(nearestRank(s, 50)), ms(p99), ms(s[len(s)-1]), t, v)
+		o.printf("| %s | %d | %s | %s | %s | %s | %s |\n", phase, len(s), ms(timings.Percentile(s, 50)), ms(p99), ms(s[len(s)-1]), t, v)
 		for _, name := range []string{budgetInLlmcost, wakeProbe} {
 			if s := r.reads.sorted("budget-state", phase, name, ""); len(s) > 0 {
-				o.printf("| %s: %s | %d | %s | %s | %s | – | |\n", phase, name, len(s), ms(nearestRank(s, 50)),
-					ms(nearestRank(s, 99)), ms(s[len(s)-1]))
+				o.printf("| %s: %s | %d | %s | %s | %s | – | |\n", phase, name, len(s), ms(timings.Percentile(s, 50)),
+					ms(timings.Percentile(s, 99)), ms(s[len(s)-1]))
 			}
 		}
 	}

@@ -1,5 +1,7 @@
 package bench
 
+import "github.com/llmcost/llmcost/internal/timings"
+
 // printSummary lists the sustained checks with their verdicts, ahead of the
 // tables they come from, so a run is judged at a glance.
 func (r *sustainedRun) printSummary(o *mdOut) {
@@ -35,7 +37,7 @@ func (r *sustainedRun) printSummary(o *mdOut) {
 		o.printf("| every report of %s within target, %s | %d of %d | %s |\n", what, rp[1], within, timed, verdict(within == timed && timed > 0))
 	}
 	if s := r.reads.sorted("budget-state", phaseDuring, "budget-state", ""); len(s) > 0 {
-		p99 := nearestRank(s, 99)
+		p99 := timings.Percentile(s, 99)
 		o.printf("| budget-state p99 ≤ %d ms, %d pollers, during ingest | %s ms | %s |\n", targetBudgetP99.Milliseconds(),
 			budgetPollers, ms(p99), verdict(p99 <= targetBudgetP99))
 	}
@@ -57,7 +59,7 @@ func (r *sustainedRun) reportsWithin(reader, phase string) (within, timed int) {
 			continue
 		}
 		timed++
-		if nearestRank(s, 95) <= target {
+		if timings.Percentile(s, 95) <= target {
 			within++
 		}
 	}
