@@ -34,6 +34,10 @@ const (
 	// raw (edgeNote), and /full at 24h took six times as long with 55
 	// minutes of it as with 5, far more than the 1.2× the target allows.
 	envScaleAlign = "LLMCOST_BENCH_SCALE_ALIGN"
+	// envScaleMove=1 moves the base to the run's directory instead of
+	// copying it, for a disk without room for both (the base's 18 GB):
+	// the next run seeds the base again.
+	envScaleMove = "LLMCOST_BENCH_SCALE_MOVE"
 )
 
 // scaleRunDir is the grown copy's directory under the bench dir.
@@ -114,9 +118,15 @@ func openScaleRun(b *testing.B, cfg scaleConfig) *scaleRun {
 	if err := os.RemoveAll(dir); err != nil {
 		b.Fatal(err)
 	}
-	// cp -a keeps the cluster's owner (the server's user when run as root);
-	// --reflink shares the blocks where the file system can.
-	if out, err := exec.Command("cp", "-a", "--reflink=auto", filepath.Join(benchDir(), name), dir).CombinedOutput(); err != nil {
+	how := "copied"
+	if os.Getenv(envScaleMove) == "1" {
+		how = "moved"
+		if err := os.Rename(filepath.Join(benchDir(), name), dir); err != nil {
+			b.Fatalf("moving the base: %v", err)
+		}
+	} else if out, err := exec.Command("cp", "-a", "--reflink=auto", filepath.Join(benchDir(), name), dir).CombinedOutput(); err != nil {
+		// cp -a keeps the cluster's owner (the server's user when run as
+		// root); --reflink shares the blocks where the file system can.
 		b.Fatalf("copying the base: %v\n%s", err, out)
 	}
 	if err := os.Remove(filepath.Join(dir, "dataset.json")); err != nil {
@@ -125,7 +135,7 @@ func openScaleRun(b *testing.B, cfg scaleConfig) *scaleRun {
 	if os.Getenv(envScaleKeep) != "1" {
 		b.Cleanup(func() { _ = os.RemoveAll(dir) })
 	}
-	fmt.Printf("base copied to %s in %s\n", dir, time.Since(t).Round(time.Second))
+	fmt.Printf("base %s to %s in %s\n", how, dir, time.Since(t).Round(time.Second))
 	run := &scaleRun{cfg: cfg, ds: &dataset{spec: spec, state: base.state}, calls: int64(spec.Events)}
 	var err error
 	if run.ds.server, err = pgserver.Start(ctx, pgserver.Options{DataDir: dir, Settings: serverSettings,
