@@ -25,7 +25,7 @@ import (
 // runs' outcomes now.
 const (
 	oldRunsSQL = `SELECT r.project_id::text, r.trace_id, r.agent_name, r.first_ts, coalesce(r.workflow, ''), r.outcome,
-  r.cost_nano, r.calls, r.steps, r.max_depth, r.success_calls
+  r.cost_nano, r.calls, r.steps, r.max_depth, r.success_calls, r.tags
 FROM unnest($1::uuid[], $2::text[]) AS u(p, t) JOIN runs r ON r.project_id = u.p AND r.trace_id = u.t`
 	// oldGroupsSQL reads the step rows as written; the tool rows with the
 	// markers filled (oldGroupsOf).
@@ -54,10 +54,10 @@ func readContributions(ctx context.Context, tx pgx.Tx, p, t []string) (map[RunKe
 		var c runs.Contribution
 		_, err := pgx.ForEachRow(rows, []any{&k.ProjectID, &k.TraceID, &c.Key.Agent, &c.Key.Day, &c.Key.Workflow,
 			&c.Outcome, &c.Summary.CostNano, &c.Summary.Calls, &c.Summary.Steps, &c.Summary.MaxDepth,
-			&c.Summary.SuccessCalls}, func() error {
+			&c.Summary.SuccessCalls, &c.Tags}, func() error {
 			c.Key.Project, c.Key.Day = k.ProjectID, dayOf(c.Key.Day)
 			old[k] = c
-			c.Outcome = nil
+			c.Outcome, c.Tags = nil, nil
 			return nil
 		})
 		return err
@@ -101,10 +101,12 @@ func queueOutcomes(b *pgx.Batch, p, t []string, into map[RunKey]*bool) {
 	})
 }
 
-// contributionOf is what a built run contributes with its outcome.
-func contributionOf(br builtRun) runs.Contribution {
+// contributionOf is what a built run contributes with its outcome and
+// the tags its runs row was stored with.
+func contributionOf(br builtRun, tags []string) runs.Contribution {
 	return runs.Contribution{
 		Key:     runs.DayKey{Project: br.ProjectID, Agent: br.AgentName, Day: dayOf(br.FirstTS), Workflow: br.Workflow},
+		Tags:    tags,
 		Outcome: br.Outcome, Summary: br.Summary, Steps: br.Steps, Tools: br.Tools,
 	}
 }
@@ -141,11 +143,12 @@ func queueDayDelta(b *pgx.Batch, c runs.Change) {
 	for _, k := range days {
 		dc.add(k, c.Days[k])
 	}
-	b.Queue(dayAddSQL, pgx.StrictNamedArgs{"project_id": dc.p, "agent_name": dc.a, "bucket": dc.d, "workflow": dc.w,
+	b.Queue(dayAddSQL, pgx.StrictNamedArgs{"project_id": dc.p, "agent_name": dc.a, "tag": dc.t, "bucket": dc.d, "workflow": dc.w,
 		"runs": dc.runs, "cost_nano": dc.cost, "max_cost_nano": dc.maxCost, "calls": dc.calls, "steps": dc.steps,
 		"max_depth": dc.maxDepth, "success_calls": dc.success, "succeeded": dc.succeeded, "failed": dc.failed,
 		"success_cost": dc.successCost, "failure_cost": dc.failureCost})
-	b.Queue(dayEmptySQL, pgx.StrictNamedArgs{"project_id": dc.p, "agent_name": dc.a, "bucket": dc.d, "workflow": dc.w})
+	b.Queue(dayEmptySQL, pgx.StrictNamedArgs{"project_id": dc.p, "agent_name": dc.a, "tag": dc.t, "bucket": dc.d,
+		"workflow": dc.w})
 	for _, g := range []struct {
 		rows       map[runs.GroupKey]runs.GroupRow
 		add, empty string
@@ -161,9 +164,11 @@ func queueDayDelta(b *pgx.Batch, c runs.Change) {
 		for _, k := range slices.SortedFunc(maps.Keys(g.rows), compareGroupKeys) {
 			gc.add(k, g.rows[k])
 		}
-		keys := pgx.StrictNamedArgs{"project_id": gc.p, "agent_name": gc.a, "bucket": gc.d, "workflow": gc.w, "name": gc.n}
-		b.Queue(g.add, pgx.StrictNamedArgs{"project_id": gc.p, "agent_name": gc.a, "bucket": gc.d, "workflow": gc.w,
-			"name": gc.n, "calls": gc.calls, "runs": gc.runs, "cost_nano": gc.cost, "tokens": gc.tokens,
+		keys := pgx.StrictNamedArgs{"project_id": gc.p, "agent_name": gc.a, "tag": gc.t, "bucket": gc.d, "workflow": gc.w,
+			"name": gc.n}
+		b.Queue(g.add, pgx.StrictNamedArgs{"project_id": gc.p, "agent_name": gc.a, "tag": gc.t, "bucket": gc.d,
+			"workflow": gc.w,
+			"name":     gc.n, "calls": gc.calls, "runs": gc.runs, "cost_nano": gc.cost, "tokens": gc.tokens,
 			"latency_sum": gc.latSum, "latency_count": gc.latCount, "success_calls": gc.success})
 		b.Queue(g.empty, keys)
 	}
@@ -171,8 +176,8 @@ func queueDayDelta(b *pgx.Batch, c runs.Change) {
 }
 
 func compareDayKeys(x, y runs.DayKey) int {
-	return cmp.Or(cmp.Compare(x.Project, y.Project), cmp.Compare(x.Agent, y.Agent), x.Day.Compare(y.Day),
-		cmp.Compare(x.Workflow, y.Workflow))
+	return cmp.Or(cmp.Compare(x.Project, y.Project), cmp.Compare(x.Tag, y.Tag), cmp.Compare(x.Agent, y.Agent),
+		x.Day.Compare(y.Day), cmp.Compare(x.Workflow, y.Workflow))
 }
 
 func compareGroupKeys(x, y runs.GroupKey) int {
@@ -181,14 +186,15 @@ func compareGroupKeys(x, y runs.GroupKey) int {
 
 // dayCols are run_day rows as unnest arrays.
 type dayCols struct {
-	p, a, w                                              []string
+	p, a, t, w                                           []string
 	d                                                    []time.Time
 	runs, cost, maxCost, calls, steps, maxDepth, success []int64
 	succeeded, failed, successCost, failureCost          []int64
 }
 
 func (c *dayCols) add(k runs.DayKey, r runs.DayRow) {
-	c.p, c.a, c.d, c.w = append(c.p, k.Project), append(c.a, k.Agent), append(c.d, k.Day), append(c.w, k.Workflow)
+	c.p, c.a, c.t = append(c.p, k.Project), append(c.a, k.Agent), append(c.t, k.Tag)
+	c.d, c.w = append(c.d, k.Day), append(c.w, k.Workflow)
 	c.runs, c.cost, c.maxCost = append(c.runs, r.Runs), append(c.cost, r.CostNano), append(c.maxCost, r.MaxCostNano)
 	c.calls, c.steps, c.maxDepth = append(c.calls, r.Calls), append(c.steps, r.Steps), append(c.maxDepth, r.MaxDepth)
 	c.success, c.succeeded, c.failed = append(c.success, r.SuccessCalls), append(c.succeeded, r.Succeeded), append(c.failed, r.Failed)
@@ -197,14 +203,14 @@ func (c *dayCols) add(k runs.DayKey, r runs.DayRow) {
 
 // deltaGroupCols are step or tool rollup rows as unnest arrays.
 type deltaGroupCols struct {
-	p, a, w, n                                           []string
+	p, a, t, w, n                                        []string
 	d                                                    []time.Time
 	calls, runs, cost, tokens, latSum, latCount, success []int64
 }
 
 func (c *deltaGroupCols) add(k runs.GroupKey, r runs.GroupRow) {
-	c.p, c.a, c.d, c.w, c.n = append(c.p, k.Project), append(c.a, k.Agent), append(c.d, k.Day), append(c.w, k.Workflow),
-		append(c.n, k.Name)
+	c.p, c.a, c.t, c.d = append(c.p, k.Project), append(c.a, k.Agent), append(c.t, k.Tag), append(c.d, k.Day)
+	c.w, c.n = append(c.w, k.Workflow), append(c.n, k.Name)
 	c.calls, c.runs, c.cost, c.tokens = append(c.calls, r.Calls), append(c.runs, r.Runs), append(c.cost, r.CostNano),
 		append(c.tokens, r.Tokens)
 	c.latSum, c.latCount, c.success = append(c.latSum, r.LatencySum), append(c.latCount, r.LatencyCount),

@@ -86,14 +86,13 @@ func (q RunQuery) runsWhere(c runColumns, args pgx.StrictNamedArgs) map[string]s
 
 // daySplit returns the whole UTC days [d1, d2) of the window, read from the
 // daily rollups; the runs of [Start, d1) and [d2, End) are read from the
-// runs table. A window inside one day reads only runs, and so does a
-// tag-filtered read: no rollup keeps runs by tag.
+// runs table. A window inside one day reads only runs.
 func (q RunQuery) daySplit() (d1, d2 time.Time) {
 	d1, d2 = dayOf(q.Start), dayOf(q.End)
 	if d1.Before(q.Start) {
 		d1 = d1.Add(24 * time.Hour)
 	}
-	if d1.After(d2) || q.Tag != "" {
+	if d1.After(d2) {
 		return q.End, q.End
 	}
 	return d1, d2
@@ -103,16 +102,22 @@ func (q RunQuery) daySplit() (d1, d2 time.Time) {
 // rollup rows, alias x) and edges marker (the runs of the partial days,
 // alias r), adding their parameters to args: the whole days, and the agent
 // (” reads the rows over all agents; perAgent, every agent's rows), and
-// the workflow when the query has one. A tag filter reads every run of the
-// window as an edge (daySplit: no whole day), keeping those with the value.
+// the workflow when the query has one. The days are the rows of the tag
+// filter's value (migration 0040), or those over every run (tag ”); the
+// edges keep the runs with the value.
 func (q RunQuery) rollupParts(args pgx.StrictNamedArgs, perAgent bool) map[string]string {
 	args["days_start"], args["days_end"] = q.daySplit()
 	args["agent"] = q.AgentName
+	args["tag"] = ""
+	if q.Tag != "" {
+		args["tag"] = TagPair(q.Tag, q.TagValue)
+	}
 	agent := "x.agent_name = @agent"
 	if perAgent && q.AgentName == "" {
 		agent = "x.agent_name <> '' AND @agent::text = ''"
 	}
-	days := "x.project_id = @project_id AND " + agent + " AND x.bucket >= @days_start AND x.bucket < @days_end"
+	days := "x.project_id = @project_id AND x.tag = @tag AND " + agent +
+		" AND x.bucket >= @days_start AND x.bucket < @days_end"
 	edges := "r.project_id = @project_id AND ((r.first_ts >= @start AND r.first_ts < @days_start) OR " +
 		"(r.first_ts >= @days_end AND r.first_ts < @end))"
 	if q.AgentName != "" {

@@ -10,7 +10,8 @@ import (
 
 // Daily run rollups (migration 0010): run_day, run_step_day and
 // run_tool_day rows per (project, agent, UTC day of the run's first call,
-// workflow), and '' agent rows over every agent. A run refresh adds the
+// workflow), and '' agent rows over every agent; each over every run (tag
+// '') and per element of the runs' tags (migration 0040). A run refresh adds the
 // difference its runs make (run_delta.go); the keys whose maxima that
 // cannot keep exact (a run that got cheaper or moved to another key) are
 // recomputed here: the per-agent rows from the runs table, then the ''
@@ -49,9 +50,11 @@ const dayKeysSQL = `(SELECT DISTINCT * FROM unnest(@key_project::uuid[], @key_da
 const rebuildKeysSQL = `(SELECT DISTINCT project_id AS p, date_trunc('day', first_ts, 'UTC') AS d,
   coalesce(workflow, '') AS w, agent_name AS a FROM runs WHERE project_id = @project_id)`
 
-// runsOfKey joins the runs of each key k.
+// runsOfKey joins the runs of each key k, each once over every run (tag
+// ”) and once per element of its tags (t.tag).
 const runsOfKey = `JOIN runs r ON r.project_id = k.p AND r.agent_name = k.a
-  AND r.first_ts >= k.d AND r.first_ts < k.d + interval '24 hours' AND coalesce(r.workflow, '') = k.w`
+  AND r.first_ts >= k.d AND r.first_ts < k.d + interval '24 hours' AND coalesce(r.workflow, '') = k.w
+  CROSS JOIN LATERAL unnest(array_prepend(''::text, r.tags)) AS t(tag)`
 
 var dayDeletes = func() []string {
 	var out []string
@@ -65,7 +68,8 @@ WHERE x.project_id = k.p AND x.bucket = k.d AND x.workflow = k.w AND (x.agent_na
 const groupSums = `sum(s.calls), count(*), sum(s.cost_nano), sum(s.tokens), sum(s.latency_sum), sum(s.latency_count),
   sum(s.success_calls)`
 
-// dayInserts recompute the per-agent rows of the keys, then their ” rows.
+// dayInserts recompute the per-agent rows of the keys, then their ” rows,
+// every tag's (dayDeletes deleted them all).
 //
 // A run is counted with the outcome its runs row holds (runs.outcome), the
 // one its contribution to the rollups was counted with, never with the
@@ -77,23 +81,23 @@ const groupSums = `sum(s.calls), count(*), sum(s.cost_nano), sum(s.tokens), sum(
 // marked run's refresh added it: one succeeded run and its cost too many,
 // which the next rebuild then disagreed with.
 var dayInserts = []string{
-	`INSERT INTO run_day (project_id, agent_name, bucket, workflow, runs, cost_nano, max_cost_nano, calls, steps,
+	`INSERT INTO run_day (project_id, agent_name, tag, bucket, workflow, runs, cost_nano, max_cost_nano, calls, steps,
   max_depth, success_calls, succeeded, failed, success_cost, failure_cost)
-SELECT k.p, k.a, k.d, k.w, count(*), sum(r.cost_nano), max(r.cost_nano), sum(r.calls), sum(r.steps),
+SELECT k.p, k.a, t.tag, k.d, k.w, count(*), sum(r.cost_nano), max(r.cost_nano), sum(r.calls), sum(r.steps),
   max(r.max_depth), sum(r.success_calls), count(*) FILTER (WHERE r.outcome), count(*) FILTER (WHERE NOT r.outcome),
   coalesce(sum(r.cost_nano) FILTER (WHERE r.outcome), 0), coalesce(sum(r.cost_nano) FILTER (WHERE NOT r.outcome), 0)
 FROM /* TEMPLATE: keys */ k ` + runsOfKey + `
-GROUP BY k.p, k.a, k.d, k.w`,
+GROUP BY k.p, k.a, t.tag, k.d, k.w`,
 	perAgent("run_step_day", "run_steps", "step_name"),
 	perAgent("run_tool_day", "run_tools", "tool_name"),
-	`INSERT INTO run_day (project_id, agent_name, bucket, workflow, runs, cost_nano, max_cost_nano, calls, steps,
+	`INSERT INTO run_day (project_id, agent_name, tag, bucket, workflow, runs, cost_nano, max_cost_nano, calls, steps,
   max_depth, success_calls, succeeded, failed, success_cost, failure_cost)
-SELECT x.project_id, '', x.bucket, x.workflow, sum(x.runs), sum(x.cost_nano), max(x.max_cost_nano), sum(x.calls),
+SELECT x.project_id, '', x.tag, x.bucket, x.workflow, sum(x.runs), sum(x.cost_nano), max(x.max_cost_nano), sum(x.calls),
   sum(x.steps), max(x.max_depth), sum(x.success_calls), sum(x.succeeded), sum(x.failed), sum(x.success_cost),
   sum(x.failure_cost)
 FROM (SELECT DISTINCT p, d, w FROM /* TEMPLATE: keys */ k1) k
 JOIN run_day x ON x.project_id = k.p AND x.bucket = k.d AND x.workflow = k.w AND x.agent_name <> ''
-GROUP BY x.project_id, x.bucket, x.workflow`,
+GROUP BY x.project_id, x.tag, x.bucket, x.workflow`,
 	allAgents("run_step_day"),
 	allAgents("run_tool_day"),
 }
@@ -101,24 +105,24 @@ GROUP BY x.project_id, x.bucket, x.workflow`,
 // perAgent recomputes the per-agent rows of table for the keys from the
 // keys' runs' rows in source, named by its column name.
 func perAgent(table, source, name string) string {
-	return `INSERT INTO ` + table + ` (project_id, agent_name, bucket, workflow, name, calls, runs, cost_nano, tokens,
+	return `INSERT INTO ` + table + ` (project_id, agent_name, tag, bucket, workflow, name, calls, runs, cost_nano, tokens,
   latency_sum, latency_count, success_calls)
-SELECT k.p, k.a, k.d, k.w, s.` + name + `, ` + groupSums + `
+SELECT k.p, k.a, t.tag, k.d, k.w, s.` + name + `, ` + groupSums + `
 FROM /* TEMPLATE: keys */ k ` + runsOfKey + `
 JOIN ` + source + ` s ON s.project_id = r.project_id AND s.trace_id = r.trace_id
-GROUP BY k.p, k.a, k.d, k.w, s.` + name
+GROUP BY k.p, k.a, t.tag, k.d, k.w, s.` + name
 }
 
 // allAgents recomputes the all-agents rows of table for the keys' days and
 // workflows from its per-agent rows.
 func allAgents(table string) string {
-	return `INSERT INTO ` + table + ` (project_id, agent_name, bucket, workflow, name, calls, runs, cost_nano, tokens,
+	return `INSERT INTO ` + table + ` (project_id, agent_name, tag, bucket, workflow, name, calls, runs, cost_nano, tokens,
   latency_sum, latency_count, success_calls)
-SELECT x.project_id, '', x.bucket, x.workflow, x.name, sum(x.calls), sum(x.runs), sum(x.cost_nano), sum(x.tokens),
+SELECT x.project_id, '', x.tag, x.bucket, x.workflow, x.name, sum(x.calls), sum(x.runs), sum(x.cost_nano), sum(x.tokens),
   sum(x.latency_sum), sum(x.latency_count), sum(x.success_calls)
 FROM (SELECT DISTINCT p, d, w FROM /* TEMPLATE: keys */ k1) k
 JOIN ` + table + ` x ON x.project_id = k.p AND x.bucket = k.d AND x.workflow = k.w AND x.agent_name <> ''
-GROUP BY x.project_id, x.bucket, x.workflow, x.name`
+GROUP BY x.project_id, x.tag, x.bucket, x.workflow, x.name`
 }
 
 // Tool rows over every workflow (run_tool_all_day, migration 0014) are
@@ -145,12 +149,12 @@ const rebuildToolAllKeysSQL = `(SELECT DISTINCT project_id AS p, bucket AS d, ag
 
 // toolAllInsert sums run_tool_day over workflows for the keys k of its
 // keys marker.
-const toolAllInsert = `INSERT INTO run_tool_all_day (project_id, agent_name, bucket, name, calls, runs, cost_nano, tokens,
-  latency_sum, latency_count, success_calls)
-SELECT x.project_id, x.agent_name, x.bucket, x.name, sum(x.calls), sum(x.runs), sum(x.cost_nano), sum(x.tokens),
+const toolAllInsert = `INSERT INTO run_tool_all_day (project_id, agent_name, tag, bucket, name, calls, runs, cost_nano,
+  tokens, latency_sum, latency_count, success_calls)
+SELECT x.project_id, x.agent_name, x.tag, x.bucket, x.name, sum(x.calls), sum(x.runs), sum(x.cost_nano), sum(x.tokens),
   sum(x.latency_sum), sum(x.latency_count), sum(x.success_calls)
 FROM /* TEMPLATE: keys */ k JOIN run_tool_day x ON x.project_id = k.p AND x.agent_name = k.a AND x.bucket = k.d
-GROUP BY x.project_id, x.agent_name, x.bucket, x.name`
+GROUP BY x.project_id, x.agent_name, x.tag, x.bucket, x.name`
 
 // withKeys is each of stmts with keys at its keys marker.
 func withKeys(keys string, stmts ...string) []string {

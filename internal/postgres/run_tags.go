@@ -42,8 +42,54 @@ FROM events e JOIN project_tags pk ON pk.project_id = e.project_id AND pk.tag = 
 WHERE r.project_id = @project_id AND r.first_ts >= @from AND r.first_ts < @to
   AND e.project_id = r.project_id AND e.ts = r.first_ts AND e.event_id = r.first_event_id`
 
-// fillRunTags runs runTagFillSQL in tx.
-func fillRunTags(ctx context.Context, tx pgx.Tx, projectID, tag string, from, to time.Time) error {
-	_, err := tx.Exec(ctx, runTagFillSQL, pgx.StrictNamedArgs{"project_id": projectID, "tag": tag, "from": from, "to": to})
-	return err
+// fillRunTags runs runTagFillSQL in tx, under the project's exclusive
+// 4247 lock, and recomputes the daily rollup rows of the keys of the runs
+// it set (with every other run of those keys and days) unless
+// rebuildLater (the caller rebuilds every row of the project).
+func fillRunTags(ctx context.Context, tx pgx.Tx, projectID, tag string, from, to time.Time, rebuildLater bool) error {
+	if _, err := tx.Exec(ctx, runTagsOwnSQL, projectID); err != nil {
+		return err
+	}
+	args := pgx.StrictNamedArgs{"project_id": projectID, "from": from, "to": to}
+	if _, err := tx.Exec(ctx, runTagFillSQL, pgx.StrictNamedArgs{"project_id": projectID, "tag": tag, "from": from,
+		"to": to}); err != nil || rebuildLater {
+		return err
+	}
+	rows, err := tx.Query(ctx, runKeysInSQL, args)
+	if err != nil {
+		return err
+	}
+	keys := map[dayKey]bool{}
+	var k dayKey
+	if _, err := pgx.ForEachRow(rows, []any{&k.Project, &k.Day, &k.Workflow, &k.Agent}, func() error {
+		keys[k] = true
+		return nil
+	}); err != nil {
+		return err
+	}
+	b := &pgx.Batch{}
+	queueDayRefresh(b, keys)
+	return tx.SendBatch(ctx, b).Close()
 }
+
+// The tag back-fill rewrites runs' tags (fillRunTags) and recomputes their
+// rollup keys; a refresh reads a run's old tags before and writes its
+// difference after. Were a back-fill chunk to commit in between, the
+// refresh would add the run under its new value a second time. So a
+// refresh holds its projects' lock of class 4247 shared from before it
+// reads until it commits (runTagsShareSQL, after its runs' 4242 locks),
+// and a back-fill chunk holds its project's exclusively (runTagsOwnSQL)
+// before it writes a run: refreshes of the project run beside each other,
+// and the chunk between them.
+const (
+	runTagsShareSQL = `SELECT count(pg_advisory_xact_lock_shared(4247, h)) FROM (
+  SELECT DISTINCT hashtext(p::text) AS h FROM unnest($1::uuid[]) AS u(p) ORDER BY 1) s`
+	runTagsOwnSQL = `SELECT pg_advisory_xact_lock(4247, hashtext($1::uuid::text))`
+)
+
+// runKeysInSQL are the (project, day, workflow, agent) rollup keys of the
+// runs of project @project_id whose first call lies in [@from, @to), as
+// dayKeysSQL names them: the keys a back-fill chunk's runs are counted
+// under, recomputed whole after their tags changed.
+const runKeysInSQL = `SELECT DISTINCT project_id::text, date_trunc('day', first_ts, 'UTC'), coalesce(workflow, ''), agent_name
+FROM runs WHERE project_id = @project_id AND first_ts >= @from AND first_ts < @to`

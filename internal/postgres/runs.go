@@ -105,6 +105,9 @@ func RefreshRuns(ctx context.Context, tx pgx.Tx, keys []RunKey) error {
 	if err := tx.QueryRow(ctx, runLockSQL, p, t).Scan(&locked); err != nil {
 		return err
 	}
+	if err := tx.QueryRow(ctx, runTagsShareSQL, p).Scan(&locked); err != nil {
+		return err
+	}
 	old, outcomes, err := readContributions(ctx, tx, p, t)
 	if err != nil {
 		return err
@@ -113,12 +116,10 @@ func RefreshRuns(ctx context.Context, tx pgx.Tx, keys []RunKey) error {
 	if err != nil {
 		return err
 	}
-	now := make(map[RunKey]runs.Contribution, len(built))
 	for i, br := range built {
 		built[i].Outcome = outcomes[br.RunKey]
-		now[br.RunKey] = contributionOf(built[i])
 	}
-	return writeRuns(ctx, tx, keys, built, runs.Delta(old, now))
+	return writeRuns(ctx, tx, keys, built, old)
 }
 
 // builtRun is one computed run, its key and the outcome it is counted
@@ -164,16 +165,27 @@ func readRuns(ctx context.Context, tx pgx.Tx, p, t []string) ([]builtRun, error)
 }
 
 // writeRuns replaces the rows of keys (deleting a run cascades to its
-// steps, tools and repeats) with the built runs and applies the change to
-// the daily rollups, in one round trip.
-func writeRuns(ctx context.Context, tx pgx.Tx, keys []RunKey, built []builtRun, change runs.Change) error {
+// steps, tools and repeats) with the built runs, then changes the daily
+// rollups by the difference from the runs' old contributions: two round
+// trips, as the runs' tags are their first calls' values, which the
+// insert reads (runTagsOf) and returns.
+func writeRuns(ctx context.Context, tx pgx.Tx, keys []RunKey, built []builtRun, old map[RunKey]runs.Contribution) error {
 	p, t := keyArrays(keys)
 	b := &pgx.Batch{}
 	b.Queue(deleteMarksSQL, p, t)
 	b.Queue(`DELETE FROM runs r USING unnest($1::uuid[], $2::text[]) AS u(p, t)
 WHERE r.project_id = u.p AND r.trace_id = u.t`, p, t)
-	queueRunInserts(b, built)
-	queueDayDelta(b, change)
+	tags := map[RunKey][]string{}
+	queueRunInserts(b, built, tags)
+	if err := tx.SendBatch(ctx, b).Close(); err != nil {
+		return err
+	}
+	now := make(map[RunKey]runs.Contribution, len(built))
+	for _, br := range built {
+		now[br.RunKey] = contributionOf(br, tags[br.RunKey])
+	}
+	b = &pgx.Batch{}
+	queueDayDelta(b, runs.Delta(old, now))
 	return tx.SendBatch(ctx, b).Close()
 }
 
@@ -193,8 +205,9 @@ var (
 	runRepeatsInsertSQL = mustQuery("run_repeats_insert.sql")
 )
 
-// queueRunInserts queues the inserts of built runs and their children.
-func queueRunInserts(b *pgx.Batch, built []builtRun) {
+// queueRunInserts queues the inserts of built runs and their children;
+// with tags not nil, the insert stores each run's tags there.
+func queueRunInserts(b *pgx.Batch, built []builtRun, tags map[RunKey][]string) {
 	if len(built) == 0 {
 		return
 	}
@@ -222,10 +235,21 @@ func queueRunInserts(b *pgx.Batch, built []builtRun) {
 	// add nothing. An ingest recording an outcome marks the run, and waits
 	// for a refresh holding the mark, but a re-pricing refreshes runs no
 	// mark guards.
-	b.Queue(runsInsertSQL, pgx.StrictNamedArgs{"project_id": r.p, "trace_id": r.t, "agent_name": r.agent,
+	q := b.Queue(runsInsertSQL, pgx.StrictNamedArgs{"project_id": r.p, "trace_id": r.t, "agent_name": r.agent,
 		"workflow": r.workflow, "first_ts": r.first, "first_event_id": r.firstID, "last_end": r.lastEnd,
 		"calls": r.calls, "cost_nano": r.cost, "tool_calls": r.tools, "failed_calls": r.failed,
 		"success_calls": r.success, "tokens": r.tokens, "max_depth": r.depth, "steps": r.steps, "outcome": r.outcome})
+	if tags != nil {
+		q.Query(func(rows pgx.Rows) error {
+			var k RunKey
+			var v []string
+			_, err := pgx.ForEachRow(rows, []any{&k.ProjectID, &k.TraceID, &v}, func() error {
+				tags[k], v = v, nil
+				return nil
+			})
+			return err
+		})
+	}
 	if len(st.p) > 0 {
 		b.Queue(runStepsInsertSQL, pgx.StrictNamedArgs{"project_id": st.p, "trace_id": st.t, "step_name": st.name,
 			"calls": st.calls, "cost_nano": st.cost, "tokens": st.tokens, "latency_sum": st.latSum,

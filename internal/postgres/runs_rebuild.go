@@ -57,7 +57,7 @@ func (db *DB) RebuildRuns(ctx context.Context, projectID string) error {
 				built[i].Outcome = outcomes[built[i].RunKey]
 			}
 			b = &pgx.Batch{}
-			queueRunInserts(b, built)
+			queueRunInserts(b, built, nil)
 			if err := tx.SendBatch(ctx, b).Close(); err != nil {
 				return err
 			}

@@ -35,8 +35,8 @@ func readRunTables(t *testing.T, db *postgres.DB, project string) map[string][]s
 	out := map[string][]string{}
 	for table, order := range map[string]string{"runs": "trace_id", "run_steps": "trace_id, step_name",
 		"run_tools": "trace_id, tool_name", "run_repeats": "trace_id, seq",
-		"run_day": "agent_name, bucket, workflow", "run_step_day": "agent_name, bucket, workflow, name",
-		"run_tool_day": "agent_name, bucket, workflow, name", "run_tool_all_day": "agent_name, bucket, name"} {
+		"run_day": "tag, agent_name, bucket, workflow", "run_step_day": "tag, agent_name, bucket, workflow, name",
+		"run_tool_day": "tag, agent_name, bucket, workflow, name", "run_tool_all_day": "tag, agent_name, bucket, name"} {
 		rows, err := db.Pool.Query(context.Background(),
 			fmt.Sprintf(`SELECT x::text FROM %s x WHERE project_id = $1 ORDER BY %s`, table, order), project)
 		if err != nil {
@@ -75,6 +75,12 @@ func randomRunCalls(rng *rand.Rand, project string, n int, t0 time.Time) []event
 		if rng.IntN(6) == 0 {
 			e.TraceID = "" // untraced: belongs to no run
 		}
+		// A team by event id (a replay carries its original's), none for
+		// some: a run's value is its first call's, which a later batch
+		// can move.
+		if id%4 != 0 {
+			e.Metadata = fmt.Appendf(nil, `{"team":"t%d"}`, id%3)
+		}
 		out[i] = e
 	}
 	return out
@@ -89,6 +95,11 @@ func TestRunsEqualARebuild(t *testing.T) {
 	db := openDB(t)
 	ctx := context.Background()
 	p := newProject(t, db)
+	// Declared, so the runs carry a team and the rollups keep rows per
+	// team (migration 0040), which the rebuild must equal too.
+	if err := db.PutTags(ctx, p, []string{"team"}); err != nil {
+		t.Fatal(err)
+	}
 	rng := rand.New(rand.NewPCG(10, 10))
 	t0 := time.Date(2026, 6, 1, 23, 30, 0, 0, time.UTC)
 	for round := 0; round < 6; round++ {
@@ -114,6 +125,11 @@ func TestRunsEqualARebuild(t *testing.T) {
 	if err := db.Pool.QueryRow(ctx, `SELECT sum(succeeded + failed) FROM run_day WHERE project_id = $1 AND agent_name = ''`, p).
 		Scan(&declared); err != nil || declared == 0 {
 		t.Fatalf("no run with an outcome in the rollups (%v)", err)
+	}
+	var tagged int
+	if err := db.Pool.QueryRow(ctx, `SELECT count(*) FROM run_day WHERE project_id = $1 AND tag LIKE 'team=t%'`, p).
+		Scan(&tagged); err != nil || tagged == 0 {
+		t.Fatalf("no rollup row of a team (%v)", err)
 	}
 	maintained := readRunTables(t, db, p)
 	if len(maintained["runs"]) < 20 || len(maintained["run_repeats"]) == 0 || len(maintained["run_steps"]) == 0 ||

@@ -178,7 +178,7 @@ func tagFillStep(ctx context.Context, tx pgx.Tx, projectID string, chunk int) (b
 		"from": cursor, "to": to}); err != nil {
 		return false, err
 	}
-	if err := fillRunTags(ctx, tx, projectID, tag, cursor, to); err != nil {
+	if err := fillRunTags(ctx, tx, projectID, tag, cursor, to, false); err != nil {
 		return false, err
 	}
 	if next != nil {
@@ -230,9 +230,14 @@ func rebuildTags(ctx context.Context, tx pgx.Tx, projectID string, watermark int
 			"below": watermark, "from": time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC), "to": infinity}); err != nil {
 			return err
 		}
-		if err := fillRunTags(ctx, tx, projectID, tag, time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC), infinity); err != nil {
+		if err := fillRunTags(ctx, tx, projectID, tag, time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC), infinity, true); err != nil {
 			return err
 		}
 	}
-	return nil
+	if len(tags) == 0 {
+		return nil
+	}
+	b := &pgx.Batch{}
+	queueDayRebuild(b, projectID)
+	return tx.SendBatch(ctx, b).Close()
 }

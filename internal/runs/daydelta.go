@@ -1,22 +1,28 @@
 package runs
 
-import "time"
+import (
+	"slices"
+	"time"
+)
 
 // The daily run rollups (the store's run_day, run_step_day, run_tool_day
 // and run_tool_all_day) are sums over runs keyed by the run's project,
 // agent, UTC day of its first call and workflow, plus ” agent rows over
-// every agent. Refreshing a chunk of runs changes them by the difference
+// every agent; and the same rows again per tag of the run (a declared
+// key's value, key=value), so a report narrowed to a tag value reads a row
+// per day and key too. Refreshing a chunk of runs changes them by the difference
 // between what the runs contributed before and what they contribute now,
 // so a refresh costs what its own runs cost, however many other runs a
 // day holds. Only the maxima cannot be taken back: a key one of whose
 // runs got cheaper, shallower or left it is named dirty, for the store to
 // recompute from its runs.
 
-// DayKey keys a daily run rollup row.
+// DayKey keys a daily run rollup row. Tag is "" for the rows over every
+// run, key=value for the rows of the runs with that tag.
 type DayKey struct {
-	Project, Agent string
-	Day            time.Time
-	Workflow       string
+	Project, Agent, Tag string
+	Day                 time.Time
+	Workflow            string
 }
 
 // DayRow is a run_day row's figures, or a change to them.
@@ -37,10 +43,12 @@ type GroupKey struct {
 	Name string
 }
 
-// Contribution is what one run adds to the daily rollups: its key, its
-// declared outcome (nil: none), its totals and its step and tool groups.
+// Contribution is what one run adds to the daily rollups: its key (Tag
+// ""), its tags, its declared outcome (nil: none), its totals and its step
+// and tool groups.
 type Contribution struct {
 	Key     DayKey
+	Tags    []string
 	Outcome *bool
 	Summary Summary
 	Steps   []Group
@@ -48,8 +56,9 @@ type Contribution struct {
 }
 
 // Change is a refresh's change to the daily rollups: rows to add (maxima
-// to raise), per agent and for ” (every agent), and the per-agent keys
-// whose maxima must be recomputed.
+// to raise), per agent and for ” (every agent), each over every run and
+// per tag, and the per-agent keys (Tag "") whose maxima must be
+// recomputed, with every tag's rows of theirs.
 type Change struct {
 	Days    map[DayKey]DayRow
 	Steps   map[GroupKey]GroupRow
@@ -67,7 +76,8 @@ func Delta[K comparable](old, new map[K]Contribution) Change {
 	for run, o := range old {
 		c.add(o, -1)
 		n, ok := new[run]
-		if !ok || n.Key != o.Key || n.Summary.CostNano < o.Summary.CostNano || n.Summary.MaxDepth < o.Summary.MaxDepth {
+		if !ok || n.Key != o.Key || !slices.Equal(n.Tags, o.Tags) || n.Summary.CostNano < o.Summary.CostNano ||
+			n.Summary.MaxDepth < o.Summary.MaxDepth {
 			c.Dirty[o.Key] = true
 		}
 	}
@@ -78,11 +88,18 @@ func Delta[K comparable](old, new map[K]Contribution) Change {
 }
 
 // add adds (sign 1) or takes away (sign −1) one run's contribution, under
-// its agent and under ”. Maxima only rise: taking a run away leaves them.
+// its agent and under ”, over every run and under each of its tags.
+// Maxima only rise: taking a run away leaves them.
 func (c *Change) add(r Contribution, sign int64) {
-	all := r.Key
-	all.Agent = ""
-	for _, k := range []DayKey{r.Key, all} {
+	keys := make([]DayKey, 0, 2*(1+len(r.Tags)))
+	for _, tag := range append([]string{""}, r.Tags...) {
+		k := r.Key
+		k.Tag = tag
+		all := k
+		all.Agent = ""
+		keys = append(keys, k, all)
+	}
+	for _, k := range keys {
 		d := c.Days[k]
 		s := r.Summary
 		d.Runs += sign

@@ -76,3 +76,39 @@ func TestDeltaToolsOverWorkflows(t *testing.T) {
 		t.Fatalf("tools %+v steps %+v", c.Tools, c.Steps)
 	}
 }
+
+func TestDeltaTags(t *testing.T) {
+	day := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
+	k := DayKey{Project: "p", Agent: "a", Day: day, Workflow: "w"}
+	tagged := func(tags ...string) Contribution {
+		return Contribution{Key: k, Tags: tags, Summary: Summary{CostNano: 10, Calls: 1, MaxDepth: 1},
+			Steps: []Group{{Name: "plan", Calls: 1, CostNano: 10}}}
+	}
+	at := func(agent, tag string) DayKey {
+		x := k
+		x.Agent, x.Tag = agent, tag
+		return x
+	}
+	added := DayRow{Runs: 1, CostNano: 10, MaxCostNano: 10, Calls: 1, MaxDepth: 1}
+	c := Delta(nil, map[string]Contribution{"r": tagged("env=prod", "team=pay")})
+	for _, key := range []DayKey{at("a", ""), at("", ""), at("a", "team=pay"), at("", "team=pay"), at("", "env=prod")} {
+		if c.Days[key] != added {
+			t.Fatalf("row %+v: %+v, want %+v", key, c.Days[key], added)
+		}
+		if g := c.Steps[GroupKey{DayKey: key, Name: "plan"}]; g.Runs != 1 || g.CostNano != 10 {
+			t.Fatalf("step row %+v: %+v", key, g)
+		}
+	}
+	if len(c.Days) != 6 || len(c.Dirty) != 0 {
+		t.Fatalf("rows %d (want 6: two agents × no tag and two tags), dirty %v", len(c.Days), c.Dirty)
+	}
+	// A run whose tag changed leaves its old value's rows with a maximum
+	// no sum can take back: the key is dirty.
+	c = Delta(map[string]Contribution{"r": tagged("team=pay")}, map[string]Contribution{"r": tagged("team=ops")})
+	if c.Days[at("", "team=pay")].Runs != -1 || c.Days[at("", "team=ops")].Runs != 1 || c.Days[at("a", "")].Runs != 0 {
+		t.Fatalf("moved between values: %+v", c.Days)
+	}
+	if !c.Dirty[k] || len(c.Dirty) != 1 {
+		t.Fatalf("dirty %v, want only %+v", c.Dirty, k)
+	}
+}

@@ -5,6 +5,7 @@
 -- Parameters:
 --   @project_id     uuid[]         each key's project
 --   @agent_name     text[]         its agent ('': every agent)
+--   @tag            text[]         its tag ('': every run; key=value: the runs with it)
 --   @bucket         timestamptz[]  its UTC day
 --   @workflow       text[]         its workflow ('': none)
 --   @runs           bigint[]       the runs added
@@ -18,13 +19,13 @@
 --   @failed         bigint[]       the runs declared failed
 --   @success_cost   bigint[]       the cost of the successful runs
 --   @failure_cost   bigint[]       the cost of the failed runs
-INSERT INTO run_day AS x (project_id, agent_name, bucket, workflow, runs, cost_nano, max_cost_nano,
+INSERT INTO run_day AS x (project_id, agent_name, tag, bucket, workflow, runs, cost_nano, max_cost_nano,
   calls, steps, max_depth, success_calls, succeeded, failed, success_cost, failure_cost)
-SELECT * FROM unnest(@project_id::uuid[], @agent_name::text[], @bucket::timestamptz[], @workflow::text[],
+SELECT * FROM unnest(@project_id::uuid[], @agent_name::text[], @tag::text[], @bucket::timestamptz[], @workflow::text[],
   @runs::bigint[], @cost_nano::bigint[], @max_cost_nano::bigint[], @calls::bigint[], @steps::bigint[],
   @max_depth::bigint[], @success_calls::bigint[], @succeeded::bigint[], @failed::bigint[], @success_cost::bigint[],
   @failure_cost::bigint[])
-ON CONFLICT (project_id, agent_name, bucket, workflow) DO UPDATE SET runs = x.runs + excluded.runs,
+ON CONFLICT (project_id, tag, agent_name, bucket, workflow) DO UPDATE SET runs = x.runs + excluded.runs,
   cost_nano = x.cost_nano + excluded.cost_nano, max_cost_nano = greatest(x.max_cost_nano, excluded.max_cost_nano),
   calls = x.calls + excluded.calls, steps = x.steps + excluded.steps, max_depth = greatest(x.max_depth, excluded.max_depth),
   success_calls = x.success_calls + excluded.success_calls, succeeded = x.succeeded + excluded.succeeded,

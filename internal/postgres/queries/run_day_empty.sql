@@ -4,8 +4,9 @@
 -- Parameters:
 --   @project_id  uuid[]         each key's project
 --   @agent_name  text[]         its agent ('': every agent)
+--   @tag         text[]         its tag ('': every run; key=value: the runs with it)
 --   @bucket      timestamptz[]  its UTC day
 --   @workflow    text[]         its workflow ('': none)
-DELETE FROM run_day x USING unnest(@project_id::uuid[], @agent_name::text[], @bucket::timestamptz[],
-  @workflow::text[]) AS k(p, a, d, w)
-WHERE x.project_id = k.p AND x.agent_name = k.a AND x.bucket = k.d AND x.workflow = k.w AND x.runs = 0
+DELETE FROM run_day x USING unnest(@project_id::uuid[], @agent_name::text[], @tag::text[],
+  @bucket::timestamptz[], @workflow::text[]) AS k(p, a, t, d, w)
+WHERE x.project_id = k.p AND x.agent_name = k.a AND x.tag = k.t AND x.bucket = k.d AND x.workflow = k.w AND x.runs = 0

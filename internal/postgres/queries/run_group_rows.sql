@@ -16,6 +16,7 @@
 --   @days_start  timestamptz  its whole UTC days [days_start, days_end)
 --   @days_end    timestamptz
 --   @agent       text         the agent ('': the rows over all agents)
+--   @tag         text         a tag's key=value: its runs' rows ('': every run's)
 --   @limit       bigint       the number of rows (NULL: all)
 --
 -- The days and edges markers add the agent and workflow filters
@@ -23,7 +24,7 @@
 -- agents and workflows.
 WITH src AS (
   SELECT /* TEMPLATE_BEGIN: rollup_workflow */ x.workflow /* TEMPLATE_END */, x.name, x.calls, x.runs, x.cost_nano, x.tokens, x.latency_sum, x.latency_count, x.success_calls
-  FROM /* TEMPLATE_BEGIN: rollup */ run_step_day /* TEMPLATE_END */ x WHERE /* TEMPLATE_BEGIN: days */ x.project_id = @project_id AND x.agent_name = @agent AND x.bucket >= @days_start AND x.bucket < @days_end /* TEMPLATE_END */
+  FROM /* TEMPLATE_BEGIN: rollup */ run_step_day /* TEMPLATE_END */ x WHERE /* TEMPLATE_BEGIN: days */ x.project_id = @project_id AND x.tag = @tag AND x.agent_name = @agent AND x.bucket >= @days_start AND x.bucket < @days_end /* TEMPLATE_END */
   UNION ALL
   SELECT coalesce(r.workflow, ''), s./* TEMPLATE_BEGIN: name */ step_name /* TEMPLATE_END */, s.calls, 1, s.cost_nano, s.tokens, s.latency_sum, s.latency_count,
     s.success_calls

@@ -21,7 +21,9 @@
 --   @outcome         bool[]         the outcome it is counted with in the rollups (NULL: none)
 --
 -- The run_tags marker is the run's tags (migration 0035), its first call's
--- value of each declared key (postgres.runTagsOf); as written, none.
+-- value of each declared key (postgres.runTagsOf); as written, none. The
+-- insert returns each run's tags: the refresh adds the run to the daily
+-- rollups of each.
 INSERT INTO runs (project_id, trace_id, agent_name, workflow, first_ts, first_event_id, last_end,
   calls, cost_nano, tool_calls, failed_calls, success_calls, tokens, max_depth, steps, outcome, tags)
 SELECT u.*, /* TEMPLATE_BEGIN: run_tags */ NULL::text[] /* TEMPLATE_END */
@@ -30,3 +32,4 @@ FROM unnest(@project_id::uuid[], @trace_id::text[], @agent_name::text[], @workfl
   @tool_calls::bigint[], @failed_calls::bigint[], @success_calls::bigint[], @tokens::bigint[], @max_depth::bigint[],
   @steps::bigint[], @outcome::bool[]) AS u(project_id, trace_id, agent_name, workflow, first_ts, first_event_id,
   last_end, calls, cost_nano, tool_calls, failed_calls, success_calls, tokens, max_depth, steps, outcome)
+RETURNING project_id::text, trace_id, tags

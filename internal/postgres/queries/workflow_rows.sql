@@ -9,6 +9,7 @@
 --   @days_start  timestamptz  its whole UTC days [days_start, days_end)
 --   @days_end    timestamptz
 --   @agent       text         the agent ('': the rows over all agents)
+--   @tag         text         a tag's key=value: its runs' rows ('': every run's)
 --   @limit       bigint       the number of rows (NULL: all)
 --
 -- The days and edges markers add the agent and workflow filters
@@ -17,7 +18,7 @@
 WITH src AS (
   SELECT x.workflow, x.runs, x.cost_nano, x.max_cost_nano, x.calls, x.steps, x.max_depth, x.success_calls,
     x.succeeded, x.failed, x.success_cost, x.failure_cost
-  FROM run_day x WHERE /* TEMPLATE_BEGIN: days */ x.project_id = @project_id AND x.agent_name = @agent AND x.bucket >= @days_start AND x.bucket < @days_end /* TEMPLATE_END */
+  FROM run_day x WHERE /* TEMPLATE_BEGIN: days */ x.project_id = @project_id AND x.tag = @tag AND x.agent_name = @agent AND x.bucket >= @days_start AND x.bucket < @days_end /* TEMPLATE_END */
   UNION ALL
   SELECT coalesce(r.workflow, ''), 1, r.cost_nano, r.cost_nano, r.calls, r.steps, r.max_depth, r.success_calls,
     (o.success IS TRUE)::int, (o.success IS FALSE)::int, CASE WHEN o.success THEN r.cost_nano ELSE 0 END,
