@@ -77,13 +77,13 @@ func fillRunTags(ctx context.Context, tx pgx.Tx, projectID, tag string, from, to
 // difference after. Were a back-fill chunk to commit in between, the
 // refresh would add the run under its new value a second time. So a
 // refresh holds its projects' lock of class 4247 shared from before it
-// reads until it commits (runTagsShareSQL, after its runs' 4242 locks),
-// and a back-fill chunk holds its project's exclusively (runTagsOwnSQL)
-// before it writes a run: refreshes of the project run beside each other,
-// and the chunk between them.
+// reads until it commits (runTagsShareSQL, with its runs' 4242 locks in
+// runLockSQL), and a back-fill chunk holds its project's exclusively
+// (runTagsOwnSQL) before it writes a run: refreshes of the project run
+// beside each other, and the chunk between them.
 const (
 	runTagsShareSQL = `SELECT count(pg_advisory_xact_lock_shared(4247, h)) FROM (
-  SELECT DISTINCT hashtext(p::text) AS h FROM unnest($1::uuid[]) AS u(p) ORDER BY 1) s`
+  SELECT DISTINCT hashtext(p::uuid::text) AS h FROM unnest($1::text[]) AS u(p) ORDER BY 1) s`
 	runTagsOwnSQL = `SELECT pg_advisory_xact_lock(4247, hashtext($1::uuid::text))`
 )
 

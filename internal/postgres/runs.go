@@ -66,8 +66,12 @@ const customPlans = "SET LOCAL plan_cache_mode = force_custom_plan"
 // space, apart from the one-key re-pricing lock) in one global order (by
 // hash), so concurrent batches touching the same runs queue instead of
 // deadlocking; a batch that waited then reads the calls the other committed.
+//
+// The same statement then takes the runs' projects' 4247 locks shared
+// (runTagsShareSQL), in one round trip.
 const runLockSQL = `SELECT count(pg_advisory_xact_lock(4242, h)) FROM (
-  SELECT DISTINCT hashtext(p || '/' || t) AS h FROM unnest($1::text[], $2::text[]) AS u(p, t) ORDER BY 1) s`
+  SELECT DISTINCT hashtext(p || '/' || t) AS h FROM unnest($1::text[], $2::text[]) AS u(p, t) ORDER BY 1) s
+UNION ALL ` + runTagsShareSQL
 
 // runCallsSQL reads the stored calls of runs, each with its run's
 // position (from 1) in the arrays. Unordered: readRuns groups them by
@@ -102,10 +106,7 @@ func RefreshRuns(ctx context.Context, tx pgx.Tx, keys []RunKey) error {
 	if err := tx.QueryRow(ctx, lockMarksSQL, p, t).Scan(&locked); err != nil {
 		return err
 	}
-	if err := tx.QueryRow(ctx, runLockSQL, p, t).Scan(&locked); err != nil {
-		return err
-	}
-	if err := tx.QueryRow(ctx, runTagsShareSQL, p).Scan(&locked); err != nil {
+	if _, err := tx.Exec(ctx, runLockSQL, p, t); err != nil {
 		return err
 	}
 	old, outcomes, err := readContributions(ctx, tx, p, t)
