@@ -50,11 +50,13 @@ const dayKeysSQL = `(SELECT DISTINCT * FROM unnest(@key_project::uuid[], @key_da
 const rebuildKeysSQL = `(SELECT DISTINCT project_id AS p, date_trunc('day', first_ts, 'UTC') AS d,
   coalesce(workflow, '') AS w, agent_name AS a FROM runs WHERE project_id = @project_id)`
 
-// runsOfKey joins the runs of each key k, each once over every run (tag
-// ”) and once per element of its tags (t.tag).
+// runsOfKey joins the runs of each key k.
 const runsOfKey = `JOIN runs r ON r.project_id = k.p AND r.agent_name = k.a
-  AND r.first_ts >= k.d AND r.first_ts < k.d + interval '24 hours' AND coalesce(r.workflow, '') = k.w
-  CROSS JOIN LATERAL unnest(array_prepend(''::text, r.tags)) AS t(tag)`
+  AND r.first_ts >= k.d AND r.first_ts < k.d + interval '24 hours' AND coalesce(r.workflow, '') = k.w`
+
+// eachTag repeats each run r once over every run (tag ”) and once per
+// element of its tags (t.tag).
+const eachTag = ` CROSS JOIN LATERAL unnest(array_prepend(''::text, r.tags)) AS t(tag)`
 
 var dayDeletes = func() []string {
 	var out []string
@@ -69,7 +71,10 @@ const groupSums = `sum(s.calls), count(*), sum(s.cost_nano), sum(s.tokens), sum(
   sum(s.success_calls)`
 
 // dayInserts recompute the per-agent rows of the keys, then their ” rows,
-// every tag's (dayDeletes deleted them all).
+// every tag's (dayDeletes deleted them all). Steps and tools have rows per
+// tag over every agent only (no report reads one agent's under a tag):
+// summed from the runs of the keys' days and workflows, not from rows of
+// each agent.
 //
 // A run is counted with the outcome its runs row holds (runs.outcome), the
 // one its contribution to the rollups was counted with, never with the
@@ -86,7 +91,7 @@ var dayInserts = []string{
 SELECT k.p, k.a, t.tag, k.d, k.w, count(*), sum(r.cost_nano), max(r.cost_nano), sum(r.calls), sum(r.steps),
   max(r.max_depth), sum(r.success_calls), count(*) FILTER (WHERE r.outcome), count(*) FILTER (WHERE NOT r.outcome),
   coalesce(sum(r.cost_nano) FILTER (WHERE r.outcome), 0), coalesce(sum(r.cost_nano) FILTER (WHERE NOT r.outcome), 0)
-FROM /* TEMPLATE: keys */ k ` + runsOfKey + `
+FROM /* TEMPLATE: keys */ k ` + runsOfKey + eachTag + `
 GROUP BY k.p, k.a, t.tag, k.d, k.w`,
 	perAgent("run_step_day", "run_steps", "step_name"),
 	perAgent("run_tool_day", "run_tools", "tool_name"),
@@ -100,6 +105,8 @@ JOIN run_day x ON x.project_id = k.p AND x.bucket = k.d AND x.workflow = k.w AND
 GROUP BY x.project_id, x.tag, x.bucket, x.workflow`,
 	allAgents("run_step_day"),
 	allAgents("run_tool_day"),
+	taggedAllAgents("run_step_day", "run_steps", "step_name"),
+	taggedAllAgents("run_tool_day", "run_tools", "tool_name"),
 }
 
 // perAgent recomputes the per-agent rows of table for the keys from the
@@ -107,22 +114,36 @@ GROUP BY x.project_id, x.tag, x.bucket, x.workflow`,
 func perAgent(table, source, name string) string {
 	return `INSERT INTO ` + table + ` (project_id, agent_name, tag, bucket, workflow, name, calls, runs, cost_nano, tokens,
   latency_sum, latency_count, success_calls)
-SELECT k.p, k.a, t.tag, k.d, k.w, s.` + name + `, ` + groupSums + `
+SELECT k.p, k.a, '', k.d, k.w, s.` + name + `, ` + groupSums + `
 FROM /* TEMPLATE: keys */ k ` + runsOfKey + `
 JOIN ` + source + ` s ON s.project_id = r.project_id AND s.trace_id = r.trace_id
-GROUP BY k.p, k.a, t.tag, k.d, k.w, s.` + name
+GROUP BY k.p, k.a, k.d, k.w, s.` + name
 }
 
-// allAgents recomputes the all-agents rows of table for the keys' days and
-// workflows from its per-agent rows.
+// taggedAllAgents recomputes the all-agents rows per tag of table for the
+// keys' days and workflows from the runs' rows in source.
+func taggedAllAgents(table, source, name string) string {
+	return `INSERT INTO ` + table + ` (project_id, agent_name, tag, bucket, workflow, name, calls, runs, cost_nano, tokens,
+  latency_sum, latency_count, success_calls)
+SELECT k.p, '', t.tag, k.d, k.w, s.` + name + `, ` + groupSums + `
+FROM (SELECT DISTINCT p, d, w FROM /* TEMPLATE: keys */ k1) k
+JOIN runs r ON r.project_id = k.p AND r.first_ts >= k.d AND r.first_ts < k.d + interval '24 hours'
+  AND coalesce(r.workflow, '') = k.w
+CROSS JOIN LATERAL unnest(r.tags) AS t(tag)
+JOIN ` + source + ` s ON s.project_id = r.project_id AND s.trace_id = r.trace_id
+GROUP BY k.p, t.tag, k.d, k.w, s.` + name
+}
+
+// allAgents recomputes the all-agents rows over every run (tag ”) of
+// table for the keys' days and workflows from its per-agent rows.
 func allAgents(table string) string {
 	return `INSERT INTO ` + table + ` (project_id, agent_name, tag, bucket, workflow, name, calls, runs, cost_nano, tokens,
   latency_sum, latency_count, success_calls)
-SELECT x.project_id, '', x.tag, x.bucket, x.workflow, x.name, sum(x.calls), sum(x.runs), sum(x.cost_nano), sum(x.tokens),
+SELECT x.project_id, '', '', x.bucket, x.workflow, x.name, sum(x.calls), sum(x.runs), sum(x.cost_nano), sum(x.tokens),
   sum(x.latency_sum), sum(x.latency_count), sum(x.success_calls)
 FROM (SELECT DISTINCT p, d, w FROM /* TEMPLATE: keys */ k1) k
-JOIN ` + table + ` x ON x.project_id = k.p AND x.bucket = k.d AND x.workflow = k.w AND x.agent_name <> ''
-GROUP BY x.project_id, x.tag, x.bucket, x.workflow, x.name`
+JOIN ` + table + ` x ON x.project_id = k.p AND x.bucket = k.d AND x.workflow = k.w AND x.agent_name <> '' AND x.tag = ''
+GROUP BY x.project_id, x.bucket, x.workflow, x.name`
 }
 
 // Tool rows over every workflow (run_tool_all_day, migration 0014) are

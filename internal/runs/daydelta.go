@@ -100,30 +100,41 @@ func (c *Change) add(r Contribution, sign int64) {
 		keys = append(keys, k, all)
 	}
 	for _, k := range keys {
-		d := c.Days[k]
-		s := r.Summary
-		d.Runs += sign
-		d.CostNano += sign * s.CostNano
-		d.Calls += sign * s.Calls
-		d.Steps += sign * s.Steps
-		d.SuccessCalls += sign * s.SuccessCalls
-		if sign > 0 {
-			d.MaxCostNano, d.MaxDepth = max(d.MaxCostNano, s.CostNano), max(d.MaxDepth, s.MaxDepth)
+		c.addDay(k, r, sign)
+		// Steps and tools are kept per tag over every agent only: no
+		// report reads one agent's steps or tools under a tag.
+		if k.Tag != "" && k.Agent != "" {
+			continue
 		}
-		if r.Outcome != nil && *r.Outcome {
-			d.Succeeded += sign
-			d.SuccessCost += sign * s.CostNano
-		} else if r.Outcome != nil {
-			d.Failed += sign
-			d.FailureCost += sign * s.CostNano
-		}
-		c.Days[k] = d
 		addGroups(c.Steps, k, r.Steps, sign)
 		addGroups(c.Tools, k, r.Tools, sign)
 		noWorkflow := k
 		noWorkflow.Workflow = ""
 		addGroups(c.ToolAll, noWorkflow, r.Tools, sign)
 	}
+}
+
+// addDay adds (sign 1) or takes away (sign −1) one run's figures to the
+// run_day row k.
+func (c *Change) addDay(k DayKey, r Contribution, sign int64) {
+	d := c.Days[k]
+	s := r.Summary
+	d.Runs += sign
+	d.CostNano += sign * s.CostNano
+	d.Calls += sign * s.Calls
+	d.Steps += sign * s.Steps
+	d.SuccessCalls += sign * s.SuccessCalls
+	if sign > 0 {
+		d.MaxCostNano, d.MaxDepth = max(d.MaxCostNano, s.CostNano), max(d.MaxDepth, s.MaxDepth)
+	}
+	if r.Outcome != nil && *r.Outcome {
+		d.Succeeded += sign
+		d.SuccessCost += sign * s.CostNano
+	} else if r.Outcome != nil {
+		d.Failed += sign
+		d.FailureCost += sign * s.CostNano
+	}
+	c.Days[k] = d
 }
 
 func addGroups(into map[GroupKey]GroupRow, k DayKey, groups []Group, sign int64) {

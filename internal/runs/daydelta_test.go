@@ -95,12 +95,18 @@ func TestDeltaTags(t *testing.T) {
 		if c.Days[key] != added {
 			t.Fatalf("row %+v: %+v, want %+v", key, c.Days[key], added)
 		}
+	}
+	if len(c.Days) != 6 || len(c.Dirty) != 0 {
+		t.Fatalf("rows %d (want 6: two agents × no tag and two tags), dirty %v", len(c.Days), c.Dirty)
+	}
+	// Steps per tag over every agent only: four rows, not six.
+	for _, key := range []DayKey{at("a", ""), at("", ""), at("", "team=pay"), at("", "env=prod")} {
 		if g := c.Steps[GroupKey{DayKey: key, Name: "plan"}]; g.Runs != 1 || g.CostNano != 10 {
 			t.Fatalf("step row %+v: %+v", key, g)
 		}
 	}
-	if len(c.Days) != 6 || len(c.Dirty) != 0 {
-		t.Fatalf("rows %d (want 6: two agents × no tag and two tags), dirty %v", len(c.Days), c.Dirty)
+	if len(c.Steps) != 4 {
+		t.Fatalf("step rows %v, want 4 (none of one agent under a tag)", c.Steps)
 	}
 	// A run whose tag changed leaves its old value's rows with a maximum
 	// no sum can take back: the key is dirty.
