@@ -50,12 +50,14 @@ func fillRunTags(ctx context.Context, tx pgx.Tx, projectID, tag string, from, to
 	if _, err := tx.Exec(ctx, runTagsOwnSQL, projectID); err != nil {
 		return err
 	}
-	args := pgx.StrictNamedArgs{"project_id": projectID, "from": from, "to": to}
 	if _, err := tx.Exec(ctx, runTagFillSQL, pgx.StrictNamedArgs{"project_id": projectID, "tag": tag, "from": from,
-		"to": to}); err != nil || rebuildLater {
+		"to": to}); err != nil {
 		return err
 	}
-	rows, err := tx.Query(ctx, runKeysInSQL, args)
+	if rebuildLater {
+		return nil
+	}
+	rows, err := tx.Query(ctx, runKeysInSQL, pgx.StrictNamedArgs{"project_id": projectID, "from": from, "to": to})
 	if err != nil {
 		return err
 	}
