@@ -10,8 +10,9 @@ import (
 
 // TestUpgradeFillsTheRunTagRollups takes a database with tagged runs back
 // to before migration 0040 (run rollups without a tag column, no row per
-// tag) and migrates it again: the rows the migration fills from the runs
-// equal those the refreshes kept.
+// tag, not partitioned) and migrates it again: the rows 0040 fills from
+// the runs, which 0041 moves into partitions by tag, equal those the
+// refreshes kept.
 func TestUpgradeFillsTheRunTagRollups(t *testing.T) {
 	db := openDB(t)
 	ctx := context.Background()
@@ -31,21 +32,38 @@ func TestUpgradeFillsTheRunTagRollups(t *testing.T) {
 	if len(want["run_step_day"]) == 0 || len(want["run_tool_all_day"]) == 0 {
 		t.Fatalf("too thin: %d step rows, %d tool rows", len(want["run_step_day"]), len(want["run_tool_all_day"]))
 	}
-	if _, err := db.Pool.Exec(ctx, `DELETE FROM run_day WHERE tag <> '';
-DELETE FROM run_step_day WHERE tag <> ''; DELETE FROM run_tool_day WHERE tag <> '';
-DELETE FROM run_tool_all_day WHERE tag <> '';
-ALTER TABLE run_day DROP CONSTRAINT run_day_pkey, DROP COLUMN tag, ADD PRIMARY KEY (project_id, agent_name, bucket, workflow);
-ALTER TABLE run_step_day DROP CONSTRAINT run_step_day_pkey, DROP COLUMN tag,
-  ADD PRIMARY KEY (project_id, agent_name, bucket, workflow, name);
-ALTER TABLE run_tool_day DROP CONSTRAINT run_tool_day_pkey, DROP COLUMN tag,
-  ADD PRIMARY KEY (project_id, agent_name, bucket, workflow, name);
-ALTER TABLE run_tool_all_day DROP CONSTRAINT run_tool_all_day_pkey, DROP COLUMN tag,
-  ADD PRIMARY KEY (project_id, agent_name, bucket, name);
-DELETE FROM schema_migrations WHERE version = 40`); err != nil {
+	// The tables as 0011 and 0014 made them: not partitioned (0041), no
+	// tag column (0040), only the rows over every run.
+	for _, tb := range []struct{ name, key, index string }{
+		{"run_day", "project_id, agent_name, bucket, workflow", "run_day_key_idx ON run_day (project_id, bucket, workflow)"},
+		{"run_step_day", "project_id, agent_name, bucket, workflow, name",
+			"run_step_day_key_idx ON run_step_day (project_id, bucket, workflow)"},
+		{"run_tool_day", "project_id, agent_name, bucket, workflow, name",
+			"run_tool_day_key_idx ON run_tool_day (project_id, bucket, workflow)"},
+		{"run_tool_all_day", "project_id, agent_name, bucket, name",
+			"run_tool_all_day_project_bucket_idx ON run_tool_all_day (project_id, bucket)"},
+	} {
+		if _, err := db.Pool.Exec(ctx, `CREATE TABLE old (LIKE `+tb.name+` INCLUDING DEFAULTS);
+INSERT INTO old SELECT * FROM `+tb.name+` WHERE tag = '';
+DROP TABLE `+tb.name+`;
+ALTER TABLE old RENAME TO `+tb.name+`;
+ALTER TABLE `+tb.name+` DROP COLUMN tag, ADD PRIMARY KEY (`+tb.key+`),
+  ADD FOREIGN KEY (project_id) REFERENCES projects(id) ON DELETE CASCADE;
+CREATE INDEX `+tb.index); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := db.Pool.Exec(ctx, `DELETE FROM schema_migrations WHERE version IN (40, 41)`); err != nil {
 		t.Fatal(err)
 	}
-	if n, err := db.Migrate(ctx); err != nil || n != 1 {
+	if n, err := db.Migrate(ctx); err != nil || n != 2 {
 		t.Fatalf("migrate: %d %v", n, err)
+	}
+	var parts int
+	if err := db.Pool.QueryRow(ctx, `SELECT count(*) FROM pg_partitioned_table pt
+JOIN pg_inherits i ON i.inhparent = pt.partrelid
+WHERE pt.partrelid::regclass::text IN ('run_day', 'run_step_day', 'run_tool_day', 'run_tool_all_day')`).Scan(&parts); err != nil || parts != 8 {
+		t.Fatalf("partitions of the run rollups after the upgrade: %d, want 8 (%v)", parts, err)
 	}
 	if got := readRunTables(t, db, p); !reflect.DeepEqual(got, want) {
 		t.Fatalf("run rollups after the upgrade differ from the maintained ones\n got %v\nwant %v", got, want)
