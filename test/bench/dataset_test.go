@@ -14,9 +14,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -51,6 +53,14 @@ const (
 	// enough: the comparison writes the same 100,000 calls into a database
 	// of its own whatever the dataset's size).
 	envIngestOnly = "LLMCOST_BENCH_INGEST_ONLY"
+	// envPGSettings adds server settings to the bench PostgreSQL's, as
+	// name=value separated by commas, to look inside a run: for example
+	// shared_preload_libraries=auto_explain,auto_explain.log_min_duration=20,
+	// auto_explain.log_analyze=on,auto_explain.log_buffers=on,
+	// auto_explain.log_timing=off logs the plan and the pages read of every
+	// statement over 20 ms to postgres.log in the dataset's directory. The
+	// timings of such a run are not comparable with others.
+	envPGSettings = "LLMCOST_BENCH_PG_SETTINGS"
 )
 
 // whySchema is readState's reason when only the migrations differ.
@@ -65,6 +75,22 @@ var serverSettings = map[string]string{
 	"max_wal_size":         "8GB",
 	"checkpoint_timeout":   "30min",
 	"max_connections":      "100",
+}
+
+// benchServerSettings is serverSettings with envPGSettings' added.
+func benchServerSettings(b *testing.B) map[string]string {
+	out := maps.Clone(serverSettings)
+	for _, kv := range strings.Split(os.Getenv(envPGSettings), ",") {
+		if kv == "" {
+			continue
+		}
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" {
+			b.Fatalf("%s: %q is not name=value", envPGSettings, kv)
+		}
+		out[strings.TrimSpace(k)] = strings.TrimSpace(v)
+	}
+	return out
 }
 
 // datasetState is dataset.json beside the cluster: what was seeded, when,
@@ -182,7 +208,7 @@ func openDataset(b *testing.B, name string, spec benchdata.Spec) *dataset {
 		}
 	}
 	ds := &dataset{spec: spec, state: st, reused: why == ""}
-	if ds.server, err = pgserver.Start(ctx, pgserver.Options{DataDir: dir, Settings: serverSettings,
+	if ds.server, err = pgserver.Start(ctx, pgserver.Options{DataDir: dir, Settings: benchServerSettings(b),
 		StartTimeout: 10 * time.Minute}); err != nil {
 		b.Fatal(err)
 	}

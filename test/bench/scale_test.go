@@ -138,7 +138,7 @@ func openScaleRun(b *testing.B, cfg scaleConfig) *scaleRun {
 	fmt.Printf("base %s to %s in %s\n", how, dir, time.Since(t).Round(time.Second))
 	run := &scaleRun{cfg: cfg, ds: &dataset{spec: spec, state: base.state}, calls: int64(spec.Events)}
 	var err error
-	if run.ds.server, err = pgserver.Start(ctx, pgserver.Options{DataDir: dir, Settings: serverSettings,
+	if run.ds.server, err = pgserver.Start(ctx, pgserver.Options{DataDir: dir, Settings: benchServerSettings(b),
 		StartTimeout: 10 * time.Minute}); err != nil {
 		b.Fatal(err)
 	}
