@@ -16,10 +16,13 @@ import (
 
 // sessionTopSQL is session_top.sql with window.sql for the session
 // dimension over all agents, reading only the crossing sessions' daily
-// rows.
+// rows. They are looked up by key in an array: as `key IN (SELECT ...)`
+// the planner, which cannot know how few sessions cross (their range
+// depends on the span), hashed the crossing sessions against every
+// session row of the days, and the days of a larger history held more.
 var sessionTopSQL = fillSQL(mustQuery("session_top.sql"), map[string]string{
 	"window": fillSQL(queryBody("window.sql"), map[string]string{
-		"raw_key": rawKeys["session"], "day_keys": "key IN (SELECT session_id FROM crossing)"}),
+		"raw_key": rawKeys["session"], "day_keys": "key = ANY (ARRAY(SELECT session_id FROM crossing))"}),
 })
 
 // useSessionTop tells whether q is read by the session read: by session,

@@ -68,7 +68,9 @@ type historySlice struct {
 //     COPY bypasses the ingest statement that maintains them;
 //  4. the run tables (runs, their steps, tools, repeats and day rollups),
 //     rebuilt by postgres.RebuildRuns for the same reason;
-//  5. VACUUM (ANALYZE), so the planner has statistics and the visibility
+//  5. the tables the reports read by window laid out in time order, as
+//     the mergers would have written them (layOutByTime);
+//  6. VACUUM (ANALYZE), so the planner has statistics and the visibility
 //     map is set, as on a database that has been live for a while.
 func bulkLoad(b *testing.B, db *postgres.DB, projectID string, slices []historySlice) map[string]float64 {
 	ctx := context.Background()
@@ -101,6 +103,11 @@ func bulkLoad(b *testing.B, db *postgres.DB, projectID string, slices []historyS
 		}
 		step(st.name, t)
 	}
+	t = time.Now()
+	if err := layOutByTime(ctx, db); err != nil {
+		b.Fatal(err)
+	}
+	step("layout", t)
 	t = time.Now()
 	if err := db.VacuumAnalyze(ctx); err != nil {
 		b.Fatal(err)
