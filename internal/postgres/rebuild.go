@@ -18,6 +18,20 @@ import (
 // its events below the current xmin, and moves the watermark there, so
 // reports see either the old or the new rollups, each with its tail.
 func (db *DB) RebuildRollups(ctx context.Context, projectID string) error {
+	return db.rebuildRollups(ctx, projectID, true)
+}
+
+// RebuildCallRollups is RebuildRollups without the runs' side: the runs
+// keep their tags and their daily rollups are not recomputed. It is for a
+// caller that calls RebuildRuns next (a bulk loader), which computes every
+// run again, its tags and rollups included: RebuildRollups would first set
+// every run's tags and recompute their rollups, for RebuildRuns to delete
+// and compute them again.
+func (db *DB) RebuildCallRollups(ctx context.Context, projectID string) error {
+	return db.rebuildRollups(ctx, projectID, false)
+}
+
+func (db *DB) rebuildRollups(ctx context.Context, projectID string, runs bool) error {
 	err := pgx.BeginFunc(ctx, db.Pool, func(tx pgx.Tx) error {
 		res, err := mergeLocked(ctx, tx, &projectID)
 		if err != nil {
@@ -40,7 +54,7 @@ func (db *DB) RebuildRollups(ctx context.Context, projectID string) error {
 		if _, err = tx.Exec(ctx, `SELECT llmcost_rebuild_session_rollups($1::uuid)`, projectID); err != nil {
 			return err
 		}
-		return rebuildTags(ctx, tx, projectID, res.Watermark)
+		return rebuildTags(ctx, tx, projectID, res.Watermark, runs)
 	})
 	return translate(err, "rollups")
 }

@@ -69,3 +69,51 @@ WHERE pt.partrelid::regclass::text IN ('run_day', 'run_step_day', 'run_tool_day'
 		t.Fatalf("run rollups after the upgrade differ from the maintained ones\n got %v\nwant %v", got, want)
 	}
 }
+
+// TestCallRollupsThenRunsEqualAFullRebuild: the bulk loader's pair,
+// RebuildCallRollups then RebuildRuns, leaves the runs (their tags
+// included) and every run rollup as RebuildRollups then RebuildRuns does,
+// although RebuildCallRollups sets no run's tags: RebuildRuns computes
+// them. The runs' tags and the rows per value are wiped first, so a pair
+// that left them to RebuildRollups would not restore them.
+func TestCallRollupsThenRunsEqualAFullRebuild(t *testing.T) {
+	db := openDB(t)
+	ctx := context.Background()
+	p := newProject(t, db)
+	if err := db.PutTags(ctx, p, []string{"team"}); err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(41, 41))
+	t0 := time.Date(2026, 6, 1, 23, 30, 0, 0, time.UTC)
+	for range 3 {
+		if _, err := db.Write(ctx, randomRunCalls(rng, p, 80, t0), nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := db.RebuildRollups(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.RebuildRuns(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	want := readRunTables(t, db, p)
+	var tagged int
+	if err := db.Pool.QueryRow(ctx, `SELECT count(*) FROM run_day WHERE project_id = $1 AND tag <> ''`, p).Scan(&tagged); err != nil || tagged == 0 {
+		t.Fatalf("no run_day rows per value to compare (%v)", err)
+	}
+	for _, q := range []string{`UPDATE runs SET tags = '{}' WHERE project_id = $1`,
+		`DELETE FROM run_day WHERE project_id = $1 AND tag <> ''`} {
+		if _, err := db.Pool.Exec(ctx, q, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := db.RebuildCallRollups(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.RebuildRuns(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	if got := readRunTables(t, db, p); !reflect.DeepEqual(got, want) {
+		t.Fatalf("after RebuildCallRollups and RebuildRuns\n got %v\nwant %v", got, want)
+	}
+}

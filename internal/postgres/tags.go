@@ -209,8 +209,9 @@ func (db *DB) ProjectsBackfillingTags(ctx context.Context) ([]string, error) {
 // rebuildTags recomputes project's tag rollups from its calls below
 // watermark, in RebuildRollups' transaction (which holds the merger's
 // lock): every key counts them all, so no back-fill is left due, and
-// every run takes its first call's values again.
-func rebuildTags(ctx context.Context, tx pgx.Tx, projectID string, watermark int64) error {
+// with runs every run takes its first call's values again, its rollups
+// recomputed.
+func rebuildTags(ctx context.Context, tx pgx.Tx, projectID string, watermark int64, runs bool) error {
 	for _, q := range []string{`DELETE FROM rollup_tag_hour WHERE project_id = $1`, `DELETE FROM rollup_tag_day WHERE project_id = $1`,
 		`UPDATE project_tags SET backfill_below = 0, backfill_cursor = '0001-01-01 00:00:00+00', overflow_calls = 0 WHERE project_id = $1`} {
 		if _, err := tx.Exec(ctx, q, projectID); err != nil {
@@ -230,11 +231,14 @@ func rebuildTags(ctx context.Context, tx pgx.Tx, projectID string, watermark int
 			"below": watermark, "from": time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC), "to": infinity}); err != nil {
 			return err
 		}
+		if !runs {
+			continue
+		}
 		if err := fillRunTags(ctx, tx, projectID, tag, time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC), infinity, true); err != nil {
 			return err
 		}
 	}
-	if len(tags) == 0 {
+	if len(tags) == 0 || !runs {
 		return nil
 	}
 	b := &pgx.Batch{}

@@ -64,8 +64,9 @@ type historySlice struct {
 //     COPY: postgres.CopyEvents writes the columns the ingest INSERT
 //     writes; and the runs' outcomes, by COPY;
 //  3. the rollups, rebuilt from all the project's events by
-//     postgres.RebuildRollups (the SQL the upgrade backfill runs), since
-//     COPY bypasses the ingest statement that maintains them;
+//     postgres.RebuildCallRollups (the SQL the upgrade backfill runs, but
+//     for the runs' side, which the next step computes), since COPY
+//     bypasses the ingest statement that maintains them;
 //  4. the run tables (runs, their steps, tools, repeats and day rollups),
 //     rebuilt by postgres.RebuildRuns for the same reason;
 //  5. the tables the reports read by window laid out in time order, as
@@ -96,7 +97,7 @@ func bulkLoad(b *testing.B, db *postgres.DB, projectID string, slices []historyS
 	for _, st := range []struct {
 		name string
 		run  func(context.Context, string) error
-	}{{"rollups", db.RebuildRollups}, {"runs", db.RebuildRuns}} {
+	}{{"rollups", db.RebuildCallRollups}, {"runs", db.RebuildRuns}} {
 		t = time.Now()
 		if err := st.run(ctx, projectID); err != nil {
 			b.Fatal(err)
