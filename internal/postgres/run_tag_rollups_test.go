@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"testing"
 	"time"
+
+	"github.com/llmcost/llmcost/internal/postgres"
 )
 
 // TestUpgradeFillsTheRunTagRollups takes a database with tagged runs back
@@ -14,20 +16,8 @@ import (
 // the runs, which 0041 moves into partitions by tag, equal those the
 // refreshes kept.
 func TestUpgradeFillsTheRunTagRollups(t *testing.T) {
-	db := openDB(t)
+	db, p := taggedRunsProject(t, 40)
 	ctx := context.Background()
-	p := newProject(t, db)
-	if err := db.PutTags(ctx, p, []string{"team"}); err != nil {
-		t.Fatal(err)
-	}
-	rng := rand.New(rand.NewPCG(40, 40))
-	t0 := time.Date(2026, 6, 1, 23, 30, 0, 0, time.UTC)
-	for range 3 {
-		if _, err := db.Write(ctx, randomRunCalls(rng, p, 80, t0), nil); err != nil {
-			t.Fatal(err)
-		}
-		mergeRuns(t, db)
-	}
 	want := readRunTables(t, db, p)
 	if len(want["run_step_day"]) == 0 || len(want["run_tool_all_day"]) == 0 {
 		t.Fatalf("too thin: %d step rows, %d tool rows", len(want["run_step_day"]), len(want["run_tool_all_day"]))
@@ -77,19 +67,8 @@ WHERE pt.partrelid::regclass::text IN ('run_day', 'run_step_day', 'run_tool_day'
 // them. The runs' tags and the rows per value are wiped first, so a pair
 // that left them to RebuildRollups would not restore them.
 func TestCallRollupsThenRunsEqualAFullRebuild(t *testing.T) {
-	db := openDB(t)
+	db, p := taggedRunsProject(t, 41)
 	ctx := context.Background()
-	p := newProject(t, db)
-	if err := db.PutTags(ctx, p, []string{"team"}); err != nil {
-		t.Fatal(err)
-	}
-	rng := rand.New(rand.NewPCG(41, 41))
-	t0 := time.Date(2026, 6, 1, 23, 30, 0, 0, time.UTC)
-	for range 3 {
-		if _, err := db.Write(ctx, randomRunCalls(rng, p, 80, t0), nil); err != nil {
-			t.Fatal(err)
-		}
-	}
 	if err := db.RebuildRollups(ctx, p); err != nil {
 		t.Fatal(err)
 	}
@@ -116,4 +95,25 @@ func TestCallRollupsThenRunsEqualAFullRebuild(t *testing.T) {
 	if got := readRunTables(t, db, p); !reflect.DeepEqual(got, want) {
 		t.Fatalf("after RebuildCallRollups and RebuildRuns\n got %v\nwant %v", got, want)
 	}
+}
+
+// taggedRunsProject is a project declaring team with three batches of
+// randomRunCalls (seeded by seed) written and their runs merged.
+func taggedRunsProject(t *testing.T, seed uint64) (*postgres.DB, string) {
+	t.Helper()
+	db := openDB(t)
+	ctx := context.Background()
+	p := newProject(t, db)
+	if err := db.PutTags(ctx, p, []string{"team"}); err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(seed, seed))
+	t0 := time.Date(2026, 6, 1, 23, 30, 0, 0, time.UTC)
+	for range 3 {
+		if _, err := db.Write(ctx, randomRunCalls(rng, p, 80, t0), nil); err != nil {
+			t.Fatal(err)
+		}
+		mergeRuns(t, db)
+	}
+	return db, p
 }
