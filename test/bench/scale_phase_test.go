@@ -19,9 +19,10 @@ type scalePhase struct {
 	copyRate      float64 // rows/s
 	rss           rssRange
 	reports       []timing
-	timed         time.Time        // when the reports' timing started
-	disk          map[string]int64 // bytes per table group
-	partitions    int              // events' partitions, DEFAULT and the months ahead included
+	timed         time.Time                // when the reports' timing started
+	disk          map[string]int64         // bytes per table group
+	partitions    int                      // events' partitions, DEFAULT and the months ahead included
+	pages         map[int64]statementPages // with envScalePages, what each statement read during the reports
 }
 
 // Rates of the sample, calls per second.
@@ -92,8 +93,10 @@ func (r *scaleRun) measure(b *testing.B, phase int, alignTo time.Time) scalePhas
 			wait.Round(time.Second), alignTo.Minute(), envScaleAlign)
 		time.Sleep(wait)
 	}
+	r.resetPages(b)
 	p.timed = time.Now().UTC()
 	p.reports = timeReports(b, srv, key, benchdata.AgentName(0))
+	p.pages = r.readPages(b)
 	printTable(fmt.Sprintf("Report at %d calls", p.calls), ranges, p.reports)
 	fmt.Println(edgeNote(p.timed, time.Now().UTC(), anchor))
 

@@ -81,6 +81,7 @@ func BenchmarkScale(b *testing.B) {
 		}
 		second := run.measure(b, 2, alignTo)
 		printScale(cfg, first, second)
+		printStatementPages(first.pages, second.pages)
 		fmt.Printf("\nbench-scale took %s (growth %s)\n", time.Since(t0).Round(time.Second), run.grew.Round(time.Second))
 	}
 }
@@ -138,7 +139,7 @@ func openScaleRun(b *testing.B, cfg scaleConfig) *scaleRun {
 	fmt.Printf("base %s to %s in %s\n", how, dir, time.Since(t).Round(time.Second))
 	run := &scaleRun{cfg: cfg, ds: &dataset{spec: spec, state: base.state}, calls: int64(spec.Events)}
 	var err error
-	if run.ds.server, err = pgserver.Start(ctx, pgserver.Options{DataDir: dir, Settings: benchServerSettings(b),
+	if run.ds.server, err = pgserver.Start(ctx, pgserver.Options{DataDir: dir, Settings: scaleServerSettings(b),
 		StartTimeout: 10 * time.Minute}); err != nil {
 		b.Fatal(err)
 	}

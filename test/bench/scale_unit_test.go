@@ -118,3 +118,23 @@ func TestUntilMinute(t *testing.T) {
 		}
 	}
 }
+
+// comparePages keeps the statements run at least five times at both sizes
+// and puts the largest growth of pages per call first; a statement's head
+// is its first comment line and its SQL without comments.
+func TestComparePages(t *testing.T) {
+	a := map[int64]statementPages{1: {"SELECT 1", 10, 100}, 2: {"-- The top sessions\n-- more\nSELECT x\n  FROM y", 10, 1000},
+		3: {"SELECT rare", 4, 40}, 4: {"SELECT gone", 10, 10}}
+	z := map[int64]statementPages{1: {"SELECT 1", 20, 220}, 2: {"-- The top sessions\n-- more\nSELECT x\n  FROM y", 5, 1500},
+		3: {"SELECT rare", 10, 400}}
+	got := comparePages(a, z)
+	if len(got) != 2 {
+		t.Fatalf("%d statements compared, want 2 (seen 5 times at both sizes): %+v", len(got), got)
+	}
+	if got[0].head != "The top sessions ¦ SELECT x FROM y" || got[0].small != 100 || got[0].large != 300 || got[0].calls != 5 {
+		t.Errorf("first: %+v, want the sessions' statement, 100 → 300 pages per call", got[0])
+	}
+	if got[1].head != "SELECT 1" || got[1].small != 10 || got[1].large != 11 {
+		t.Errorf("second: %+v, want SELECT 1, 10 → 11", got[1])
+	}
+}
