@@ -231,15 +231,14 @@ func rebuildTags(ctx context.Context, tx pgx.Tx, projectID string, watermark int
 			"below": watermark, "from": time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC), "to": infinity}); err != nil {
 			return err
 		}
-		if !runs {
-			continue
-		}
+	}
+	if !runs || len(tags) == 0 {
+		return nil
+	}
+	for _, tag := range tags {
 		if err := fillRunTags(ctx, tx, projectID, tag, time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC), infinity, true); err != nil {
 			return err
 		}
-	}
-	if len(tags) == 0 || !runs {
-		return nil
 	}
 	b := &pgx.Batch{}
 	queueDayRebuild(b, projectID)

@@ -58,8 +58,10 @@ const (
 	// shared_preload_libraries=auto_explain,auto_explain.log_min_duration=20,
 	// auto_explain.log_analyze=on,auto_explain.log_buffers=on,
 	// auto_explain.log_timing=off logs the plan and the pages read of every
-	// statement over 20 ms to postgres.log in the dataset's directory. The
-	// timings of such a run are not comparable with others.
+	// statement over 20 ms to postgres.log in the dataset's directory. A
+	// value cannot hold a comma (LLMCOST_BENCH_SCALE_PAGES adds its own
+	// library to shared_preload_libraries). The timings of such a run are
+	// not comparable with others.
 	envPGSettings = "LLMCOST_BENCH_PG_SETTINGS"
 )
 

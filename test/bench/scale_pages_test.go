@@ -112,9 +112,9 @@ var (
 	sqlSpace   = regexp.MustCompile(`\s+`)
 )
 
-// statementHead is a statement's first words after its comments, or its
-// first comment line (the query files name themselves there) when that is
-// all that tells it apart.
+// statementHead is a statement's first comment line, when it has one (the
+// query files name themselves there), then its SQL without comments, cut
+// at 110 bytes, with | escaped for the markdown table.
 func statementHead(q string) string {
 	first := ""
 	for _, l := range strings.Split(q, "\n") {
