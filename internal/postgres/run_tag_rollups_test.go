@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/llmcost/llmcost/internal/postgres"
 )
 
@@ -60,13 +62,14 @@ WHERE pt.partrelid::regclass::text IN ('run_day', 'run_step_day', 'run_tool_day'
 	}
 }
 
-// TestCallRollupsThenRunsEqualAFullRebuild: the bulk loader's pair,
-// RebuildCallRollups then RebuildRuns, leaves the runs (their tags
-// included) and every run rollup as RebuildRollups then RebuildRuns does,
-// although RebuildCallRollups sets no run's tags: RebuildRuns computes
-// them. The runs' tags and the rows per value are wiped first, so a pair
-// that left them to RebuildRollups would not restore them.
-func TestCallRollupsThenRunsEqualAFullRebuild(t *testing.T) {
+// TestCallRollupsBesideRunsEqualAFullRebuild: the bulk loader's pair,
+// RebuildCallRollups and RebuildRuns run at the same time, leaves the
+// runs (their tags included), every run rollup and the call rollups as
+// RebuildRollups then RebuildRuns does, although RebuildCallRollups sets
+// no run's tags: RebuildRuns computes them. The runs' tags, the rows per
+// value and the daily call rollups are wiped first, so a pair that left
+// them to the other would not restore them.
+func TestCallRollupsBesideRunsEqualAFullRebuild(t *testing.T) {
 	db, p := taggedRunsProject(t, 41)
 	ctx := context.Background()
 	if err := db.RebuildRollups(ctx, p); err != nil {
@@ -75,25 +78,29 @@ func TestCallRollupsThenRunsEqualAFullRebuild(t *testing.T) {
 	if err := db.RebuildRuns(ctx, p); err != nil {
 		t.Fatal(err)
 	}
-	want := readRunTables(t, db, p)
+	want, wantCalls := readRunTables(t, db, p), readRollups(t, db, p)
 	var tagged int
 	if err := db.Pool.QueryRow(ctx, `SELECT count(*) FROM run_day WHERE project_id = $1 AND tag <> ''`, p).Scan(&tagged); err != nil || tagged == 0 {
 		t.Fatalf("no run_day rows per value to compare (%v)", err)
 	}
 	for _, q := range []string{`UPDATE runs SET tags = '{}' WHERE project_id = $1`,
-		`DELETE FROM run_day WHERE project_id = $1 AND tag <> ''`} {
+		`DELETE FROM run_day WHERE project_id = $1 AND tag <> ''`, `DELETE FROM rollup_day WHERE project_id = $1`} {
 		if _, err := db.Pool.Exec(ctx, q, p); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := db.RebuildCallRollups(ctx, p); err != nil {
-		t.Fatal(err)
-	}
-	if err := db.RebuildRuns(ctx, p); err != nil {
+	// At the same time, as the bench's bulk loader runs them.
+	var g errgroup.Group
+	g.Go(func() error { return db.RebuildCallRollups(ctx, p) })
+	g.Go(func() error { return db.RebuildRuns(ctx, p) })
+	if err := g.Wait(); err != nil {
 		t.Fatal(err)
 	}
 	if got := readRunTables(t, db, p); !reflect.DeepEqual(got, want) {
-		t.Fatalf("after RebuildCallRollups and RebuildRuns\n got %v\nwant %v", got, want)
+		t.Fatalf("after RebuildCallRollups beside RebuildRuns\n got %v\nwant %v", got, want)
+	}
+	if got := readRollups(t, db, p); !reflect.DeepEqual(got, wantCalls) {
+		t.Fatalf("call rollups after RebuildCallRollups beside RebuildRuns\n got %v\nwant %v", got, wantCalls)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/llmcost/llmcost/internal/postgres"
 )
@@ -27,6 +28,7 @@ var timeIndexes = []string{
 // a day's rows on the pages written that day. Laid out by time, a bulk
 // load reads as a database that grew by ingest.
 func layOutByTime(ctx context.Context, db *postgres.DB) error {
+	var pairs [][2]string
 	for _, index := range timeIndexes {
 		rows, err := db.Pool.Query(ctx, `SELECT i.indrelid::regclass::text, i.indexrelid::regclass::text FROM pg_index i
 WHERE i.indexrelid IN (SELECT relid FROM pg_partition_tree($1::regclass) WHERE isleaf)
@@ -34,18 +36,26 @@ WHERE i.indexrelid IN (SELECT relid FROM pg_partition_tree($1::regclass) WHERE i
 		if err != nil {
 			return fmt.Errorf("%s: %w", index, err)
 		}
-		pairs, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) ([2]string, error) {
+		these, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) ([2]string, error) {
 			var p [2]string
 			return p, r.Scan(&p[0], &p[1])
 		})
-		if err != nil || len(pairs) == 0 {
-			return fmt.Errorf("%s: %d tables (%v)", index, len(pairs), err)
+		if err != nil || len(these) == 0 {
+			return fmt.Errorf("%s: %d tables (%v)", index, len(these), err)
 		}
-		for _, p := range pairs {
+		pairs = append(pairs, these...)
+	}
+	// Two at a time: each CLUSTER is one backend's sort on one core, and
+	// each locks only its own table or partition.
+	g, ctx := errgroup.WithContext(ctx)
+	g.SetLimit(2)
+	for _, p := range pairs {
+		g.Go(func() error {
 			if _, err := db.Pool.Exec(ctx, "CLUSTER "+pgx.Identifier{p[0]}.Sanitize()+" USING "+pgx.Identifier{p[1]}.Sanitize()); err != nil {
 				return fmt.Errorf("cluster %s using %s: %w", p[0], p[1], err)
 			}
-		}
+			return nil
+		})
 	}
-	return nil
+	return g.Wait()
 }
