@@ -131,3 +131,29 @@ func (q RunQuery) rollupParts(args pgx.StrictNamedArgs, perAgent bool) map[strin
 	edges += q.tagWhere(runTagged, args)
 	return map[string]string{"days": days, "edges": edges}
 }
+
+// childEdges sets the edge_rows and edges markers of the step and tool
+// reads (queries/run_group_rows.sql) for the rows of table (run_steps or
+// run_tools, alias s): without a tag filter the rows themselves, by their
+// run's first call, agent and workflow (migration 0043); under one, the
+// edge runs of rollupParts' edges condition (alias r, the tags being the
+// run's) joined to their rows by key, LATERAL … OFFSET 0 so the planner
+// looks up the value's few runs' rows instead of hashing the whole table.
+// A set-based lookup of those (a CTE of the runs, their rows by trace_id =
+// ANY) was measured slower (docs/analytics.md).
+func (q RunQuery) childEdges(parts map[string]string, table string) {
+	if q.Tag != "" {
+		parts["edge_rows"] = "runs r CROSS JOIN LATERAL (SELECT * FROM " + table +
+			" s WHERE s.project_id = r.project_id AND s.trace_id = r.trace_id OFFSET 0) s"
+		return
+	}
+	edges := "s.project_id = @project_id AND ((s.first_ts >= @start AND s.first_ts < @days_start) OR " +
+		"(s.first_ts >= @days_end AND s.first_ts < @end))"
+	if q.AgentName != "" {
+		edges += " AND s.agent_name = @agent"
+	}
+	if q.HasWorkflow {
+		edges += " AND coalesce(s.workflow, '') = @workflow"
+	}
+	parts["edge_rows"], parts["edges"] = table+" s", edges
+}

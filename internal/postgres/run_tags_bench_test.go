@@ -30,7 +30,7 @@ func BenchmarkTagFilteredRunReports(b *testing.B) {
 	start := time.Now()
 	var ncalls int
 	for first := 0; first < n; first += 10_000 {
-		calls, outcomes := benchRuns(rng, p, first, min(10_000, n-first), now)
+		calls, outcomes := benchRuns(rng, p, first, min(10_000, n-first), n, now)
 		for i := range calls {
 			var run int
 			fmt.Sscanf(calls[i].TraceID, "run-%d", &run)

@@ -222,7 +222,7 @@ func queueRunInserts(b *pgx.Batch, built []builtRun, tags map[RunKey][]string) {
 			st.add(br, g)
 		}
 		for _, g := range br.Tools {
-			tl.add(br.RunKey, g)
+			tl.add(br, g)
 		}
 		for i, x := range br.Repeats {
 			rp.add(br, i, x)
@@ -255,12 +255,13 @@ func queueRunInserts(b *pgx.Batch, built []builtRun, tags map[RunKey][]string) {
 		b.Queue(runStepsInsertSQL, pgx.StrictNamedArgs{"project_id": st.p, "trace_id": st.t, "step_name": st.name,
 			"calls": st.calls, "cost_nano": st.cost, "tokens": st.tokens, "latency_sum": st.latSum,
 			"latency_count": st.latCount, "success_calls": st.success, "agent_name": st.agent, "first_ts": st.first,
-			"tool_calls": st.toolCalls, "models": st.models})
+			"workflow": st.workflow, "tool_calls": st.toolCalls, "models": st.models})
 	}
 	if len(tl.p) > 0 {
 		b.Queue(runToolsInsertSQL, pgx.StrictNamedArgs{"project_id": tl.p, "trace_id": tl.t, "tool_name": tl.name,
 			"calls": tl.calls, "cost_nano": tl.cost, "tokens": tl.tokens, "latency_sum": tl.latSum,
-			"latency_count": tl.latCount, "success_calls": tl.success})
+			"latency_count": tl.latCount, "success_calls": tl.success, "agent_name": tl.agent, "first_ts": tl.first,
+			"workflow": tl.workflow})
 	}
 	if len(rp.p) > 0 {
 		b.Queue(runRepeatsInsertSQL, pgx.StrictNamedArgs{"project_id": rp.p, "trace_id": rp.t, "seq": rp.seq,
@@ -293,28 +294,32 @@ func (c *runCols) add(br builtRun) {
 	c.outcome = append(c.outcome, br.Outcome)
 }
 
-// groupCols are run_steps or run_tools columns as unnest arrays.
+// groupCols are run_steps or run_tools columns as unnest arrays: the
+// group's sums and its run's agent, first call and workflow.
 type groupCols struct {
-	p, t, name                                     []string
+	p, t, name, agent                              []string
 	calls, cost, tokens, latSum, latCount, success []int64
+	first                                          []time.Time
+	workflow                                       []*string
 }
 
-// stepCols are run_steps' columns: groupCols plus the run's agent and first
-// call and the step's tool calls and models (migration 0021).
+// stepCols are run_steps' columns: groupCols plus the step's tool calls
+// and models (migration 0021).
 type stepCols struct {
 	groupCols
-	agent, models []string
-	first         []time.Time
-	toolCalls     []int64
+	models    []string
+	toolCalls []int64
 }
 
 func (c *stepCols) add(br builtRun, g runs.Group) {
-	c.groupCols.add(br.RunKey, g)
-	c.agent, c.first, c.toolCalls = append(c.agent, br.AgentName), append(c.first, br.FirstTS), append(c.toolCalls, g.ToolCalls)
-	c.models = append(c.models, textArrayLiteral(g.Models))
+	c.groupCols.add(br, g)
+	c.toolCalls, c.models = append(c.toolCalls, g.ToolCalls), append(c.models, textArrayLiteral(g.Models))
 }
 
-func (c *groupCols) add(k RunKey, g runs.Group) {
+func (c *groupCols) add(br builtRun, g runs.Group) {
+	k := br.RunKey
+	c.agent, c.first = append(c.agent, br.AgentName), append(c.first, br.FirstTS)
+	c.workflow = append(c.workflow, nullIfEmpty(br.Workflow))
 	c.p, c.t, c.name = append(c.p, k.ProjectID), append(c.t, k.TraceID), append(c.name, g.Name)
 	c.calls, c.cost, c.tokens = append(c.calls, g.Calls), append(c.cost, g.CostNano), append(c.tokens, g.Tokens)
 	c.latSum, c.latCount, c.success = append(c.latSum, g.LatencySum), append(c.latCount, g.LatencyCount),

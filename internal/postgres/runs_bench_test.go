@@ -16,18 +16,22 @@ import (
 	"github.com/llmcost/llmcost/internal/postgres"
 )
 
-// benchRuns makes runs first… first+n−1 of 1–40 calls over the 90 days before now: 50
+// benchRuns makes runs first… first+n−1 of total, of 1–40 calls over the 90 days before now (in time order): 50
 // agents, 30 workflows of 5 steps, 20 tools (one call in four a tool
 // call), spans nested up to depth 4, a retried identical call in one run
 // of eight; outcomes for four runs in five.
-func benchRuns(rng *rand.Rand, project string, first, n int, now time.Time) ([]event.Event, [][3]any) {
+func benchRuns(rng *rand.Rand, project string, first, n, total int, now time.Time) ([]event.Event, [][3]any) {
 	var calls []event.Event
 	var outcomes [][3]any
 	for i := first; i < first+n; i++ {
 		trace := fmt.Sprintf("run-%07d", i)
 		wf := rng.IntN(30)
 		agent := fmt.Sprintf("agent-%02d", rng.IntN(50))
-		t0 := now.Add(-time.Duration(rng.Int64N(int64(90 * 24 * time.Hour))))
+		// Run i starts in the i-th of total equal slots of the 90 days: the
+		// trace ids, in whose order RebuildRuns writes the run tables, are
+		// in time order, as the run merger writes them while runs arrive.
+		slot := int64(90*24*time.Hour) / int64(total)
+		t0 := now.Add(-90*24*time.Hour + time.Duration(int64(i)*slot+rng.Int64N(slot)))
 		k := 1 + rng.IntN(1+rng.IntN(40)) // 1–40 calls, about 10 on average
 		var spans []string
 		for j := range k {
@@ -83,7 +87,7 @@ func BenchmarkRunReports(b *testing.B) {
 	start := time.Now()
 	var ncalls, noutcomes int
 	for first := 0; first < n; first += 10_000 {
-		calls, outcomes := benchRuns(rng, p, first, min(10_000, n-first), now)
+		calls, outcomes := benchRuns(rng, p, first, min(10_000, n-first), n, now)
 		for i := 0; i < len(calls); i += 5000 {
 			if _, err := db.CopyEvents(ctx, calls[i:min(i+5000, len(calls))]); err != nil {
 				b.Fatal(err)
@@ -152,7 +156,7 @@ func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 func benchIngest(b *testing.B, db *postgres.DB, now time.Time) {
 	ctx := context.Background()
 	p, other, plain := newProject(b, db), newProject(b, db), newProject(b, db)
-	calls, _ := benchRuns(rand.New(rand.NewPCG(3, 4)), p, 0, 4000, now)
+	calls, _ := benchRuns(rand.New(rand.NewPCG(3, 4)), p, 0, 4000, 4000, now)
 	calls = calls[:20_000]
 	untraced := slices.Clone(calls)
 	for i := range untraced {

@@ -58,13 +58,6 @@ func (db *DB) ToolRows(ctx context.Context, q RunQuery) ([]GroupSums, error) {
 	return db.groupRows(ctx, q, "run_tool_day", "run_tools", "tool_name", false)
 }
 
-// The edge joins are LATERAL … OFFSET 0: a few thousand runs of the
-// partial days look up their rows by key, where the planner would
-// otherwise hash the project's whole run_steps or run_tools table. One set
-// read instead (the edge runs in a CTE, their rows by trace_id = ANY(the
-// ids), hash-joined back for the workflow) was measured slower warm, and
-// it reads the same index leaf and heap pages cold (docs/performance.md).
-
 // groupRows reads step or tool sums: whole days from rollup, the edges from
 // the runs' per-run rows (table, column name); by workflow too when byWorkflow.
 func (db *DB) groupRows(ctx context.Context, q RunQuery, rollup, table, name string, byWorkflow bool) ([]GroupSums, error) {
@@ -73,7 +66,8 @@ func (db *DB) groupRows(ctx context.Context, q RunQuery, rollup, table, name str
 	}
 	args := q.args()
 	parts := q.rollupParts(args, false)
-	parts["rollup"], parts["per_run"], parts["name"] = rollup, table, name
+	q.childEdges(parts, table)
+	parts["rollup"], parts["name"] = rollup, name
 	if !byWorkflow {
 		parts["workflow"], parts["grouping"], parts["order"] = "NULL::text", "name", `name COLLATE "C"`
 	}

@@ -11,12 +11,14 @@ import (
 )
 
 // timeIndexes lead with (project_id, time) on the tables the reports read
-// by window: the rollups, the run rollups, the sessions and the runs.
+// by window: the rollups, the run rollups, the sessions, the runs and their
+// step and tool rows.
 var timeIndexes = []string{
 	"rollup_hour_project_bucket_idx", "rollup_day_project_bucket_idx", "rollup_week_project_bucket_idx",
 	"rollup_tag_hour_project_bucket_idx", "rollup_tag_day_project_bucket_idx", "agent_key_hour_project_bucket_idx",
 	"rollup_session_first_idx", "run_day_key_idx", "run_step_day_key_idx", "run_tool_day_key_idx",
-	"run_tool_all_day_project_bucket_idx", "runs_project_first_idx",
+	"run_tool_all_day_project_bucket_idx", "runs_project_first_idx", "run_steps_project_first_idx",
+	"run_tools_project_first_idx",
 }
 
 // layOutByTime rewrites each table of timeIndexes in the order of its time

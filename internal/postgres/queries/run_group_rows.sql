@@ -5,9 +5,13 @@
 -- (run_tool_all_day or run_tool_day), per_run (run_tools), name
 -- (tool_name), and groups by name alone (workflow, grouping, order).
 --
--- The edge joins are LATERAL … OFFSET 0: a few thousand runs of the
--- partial days look up their rows by key, where the planner would
--- otherwise hash the project's whole run_steps or run_tools table.
+-- The per-run rows carry their run's first call, agent and workflow
+-- (migration 0043), so the edges are one range scan of
+-- run_{steps,tools}_project_first_idx. Under a tag filter (the tags are
+-- the run's only) groupRows fills edge_rows with the edge runs joined to
+-- their rows, LATERAL … OFFSET 0: the value's few runs look up their rows
+-- by key, where the planner would otherwise hash the project's whole
+-- run_steps or run_tools table.
 --
 -- Parameters:
 --   @project_id  uuid         the project
@@ -20,17 +24,16 @@
 --   @limit       bigint       the number of rows (NULL: all)
 --
 -- The days and edges markers add the agent and workflow filters
--- (RunQuery.rollupParts, which may name @workflow text); as written, all
--- agents and workflows.
+-- (RunQuery.rollupParts and childEdges, which may name @workflow text);
+-- as written, all agents and workflows.
 WITH src AS (
   SELECT /* TEMPLATE_BEGIN: rollup_workflow */ x.workflow /* TEMPLATE_END */, x.name, x.calls, x.runs, x.cost_nano, x.tokens, x.latency_sum, x.latency_count, x.success_calls
   FROM /* TEMPLATE_BEGIN: rollup */ run_step_day /* TEMPLATE_END */ x WHERE /* TEMPLATE_BEGIN: days */ x.project_id = @project_id AND x.tag = @tag AND x.agent_name = @agent AND x.bucket >= @days_start AND x.bucket < @days_end /* TEMPLATE_END */
   UNION ALL
-  SELECT coalesce(r.workflow, ''), s./* TEMPLATE_BEGIN: name */ step_name /* TEMPLATE_END */, s.calls, 1, s.cost_nano, s.tokens, s.latency_sum, s.latency_count,
+  SELECT coalesce(s.workflow, ''), s./* TEMPLATE_BEGIN: name */ step_name /* TEMPLATE_END */, s.calls, 1, s.cost_nano, s.tokens, s.latency_sum, s.latency_count,
     s.success_calls
-  FROM runs r CROSS JOIN LATERAL (SELECT * FROM /* TEMPLATE_BEGIN: per_run */ run_steps /* TEMPLATE_END */ s
-    WHERE s.project_id = r.project_id AND s.trace_id = r.trace_id OFFSET 0) s
-  WHERE /* TEMPLATE_BEGIN: edges */ r.project_id = @project_id AND ((r.first_ts >= @start AND r.first_ts < @days_start) OR (r.first_ts >= @days_end AND r.first_ts < @end)) /* TEMPLATE_END */
+  FROM /* TEMPLATE_BEGIN: edge_rows */ run_steps s /* TEMPLATE_END */
+  WHERE /* TEMPLATE_BEGIN: edges */ s.project_id = @project_id AND ((s.first_ts >= @start AND s.first_ts < @days_start) OR (s.first_ts >= @days_end AND s.first_ts < @end)) /* TEMPLATE_END */
 )
 SELECT /* TEMPLATE_BEGIN: workflow */ NULLIF(workflow, '') /* TEMPLATE_END */, name, sum(cost_nano)::bigint, sum(calls)::bigint, sum(runs)::bigint, sum(tokens)::bigint,
   sum(latency_sum)::bigint, sum(latency_count)::bigint, sum(success_calls)::bigint
