@@ -118,18 +118,27 @@ func (q RunQuery) rollupParts(args pgx.StrictNamedArgs, perAgent bool) map[strin
 	}
 	days := "x.project_id = @project_id AND x.tag = @tag AND " + agent +
 		" AND x.bucket >= @days_start AND x.bucket < @days_end"
-	edges := "r.project_id = @project_id AND ((r.first_ts >= @start AND r.first_ts < @days_start) OR " +
-		"(r.first_ts >= @days_end AND r.first_ts < @end))"
-	if q.AgentName != "" {
-		edges += " AND r.agent_name = @agent"
-	}
 	if q.HasWorkflow {
 		args["workflow"] = q.Workflow
 		days += " AND x.workflow = @workflow"
-		edges += " AND coalesce(r.workflow, '') = @workflow"
 	}
-	edges += q.tagWhere(runTagged, args)
-	return map[string]string{"days": days, "edges": edges}
+	return map[string]string{"days": days, "edges": q.edgesOn("r") + q.tagWhere(runTagged, args)}
+}
+
+// edgesOn is the condition on a row (alias) carrying a run's first call,
+// agent and workflow for the runs of the partial days at the window's
+// edges, with the query's agent and workflow; rollupParts has set their
+// parameters.
+func (q RunQuery) edgesOn(alias string) string {
+	edges := alias + ".project_id = @project_id AND ((" + alias + ".first_ts >= @start AND " + alias +
+		".first_ts < @days_start) OR (" + alias + ".first_ts >= @days_end AND " + alias + ".first_ts < @end))"
+	if q.AgentName != "" {
+		edges += " AND " + alias + ".agent_name = @agent"
+	}
+	if q.HasWorkflow {
+		edges += " AND coalesce(" + alias + ".workflow, '') = @workflow"
+	}
+	return edges
 }
 
 // childEdges sets the edge_rows and edges markers of the step and tool
@@ -147,13 +156,5 @@ func (q RunQuery) childEdges(parts map[string]string, table string) {
 			" s WHERE s.project_id = r.project_id AND s.trace_id = r.trace_id OFFSET 0) s"
 		return
 	}
-	edges := "s.project_id = @project_id AND ((s.first_ts >= @start AND s.first_ts < @days_start) OR " +
-		"(s.first_ts >= @days_end AND s.first_ts < @end))"
-	if q.AgentName != "" {
-		edges += " AND s.agent_name = @agent"
-	}
-	if q.HasWorkflow {
-		edges += " AND coalesce(s.workflow, '') = @workflow"
-	}
-	parts["edge_rows"], parts["edges"] = table+" s", edges
+	parts["edge_rows"], parts["edges"] = table+" s", q.edgesOn("s")
 }
