@@ -31,9 +31,12 @@ const WeekWidth = 7 * 24 * time.Hour
 
 // Segments decompose a window into parts each read from one source. Their
 // union is exactly the window and they do not overlap, so sums over them
-// are exact. Unused parts are empty spans.
+// are exact. Unused parts are empty spans. MinusHead and MinusTail are
+// raw spans subtracted from the hourly parts they lie in (Complement);
+// Decompose leaves them empty.
 type Segments struct {
 	RawHead, HourHead, Days, Weeks, DaysTail, HourTail, RawTail Span
+	MinusHead, MinusTail                                        Span
 }
 
 // Decompose splits w for a read whose coarsest source is g: the partial
@@ -115,8 +118,8 @@ func (s Span) Clip(o Span) Span {
 
 // Equal reports whether s and o read the same sources over the same spans.
 func (s Segments) Equal(o Segments) bool {
-	a := []Span{s.RawHead, s.HourHead, s.Days, s.Weeks, s.DaysTail, s.HourTail, s.RawTail}
-	b := []Span{o.RawHead, o.HourHead, o.Days, o.Weeks, o.DaysTail, o.HourTail, o.RawTail}
+	a := []Span{s.RawHead, s.HourHead, s.Days, s.Weeks, s.DaysTail, s.HourTail, s.RawTail, s.MinusHead, s.MinusTail}
+	b := []Span{o.RawHead, o.HourHead, o.Days, o.Weeks, o.DaysTail, o.HourTail, o.RawTail, o.MinusHead, o.MinusTail}
 	for i := range a {
 		if !a[i].Equal(b[i]) {
 			return false

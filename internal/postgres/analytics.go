@@ -270,10 +270,24 @@ func windowArgs(projectID, agent string, s analytics.Segments, t tail) pgx.Stric
 		"weeks_start": s.Weeks.Start, "weeks_end": s.Weeks.End,
 		"raw_head_start": s.RawHead.Start, "raw_head_end": s.RawHead.End,
 		"raw_tail_start": s.RawTail.Start, "raw_tail_end": s.RawTail.End,
+		"minus_head_start": s.MinusHead.Start, "minus_head_end": s.MinusHead.End,
+		"minus_tail_start": s.MinusTail.Start, "minus_tail_end": s.MinusTail.End,
 		"watermark": t.watermark, "rolled_start": rolled.Start, "rolled_end": rolled.End}
 }
 
+// Complementable reports whether q may read its edge hours as the hour's
+// rollup rows minus the calls outside the window (analytics.Segments.
+// Complement): its rollups keep hourly rows of every call it sums. Not a
+// tag's: a raw call's value counts as the tag's admitted values are now,
+// the rollups as they were when it was merged.
+func (q WindowQuery) Complementable() bool {
+	return q.Tag == "" && !IsTagDim(q.Dim) && q.HasHourlyRows()
+}
+
 func readWindow(ctx context.Context, tx rowsQuerier, q WindowQuery, t tail) (WindowResult, error) {
+	if !q.Complementable() && !(q.Segments.MinusHead.Empty() && q.Segments.MinusTail.Empty()) {
+		return WindowResult{}, fmt.Errorf("analytics: a read by %q (agent %q, tag %q) cannot subtract its edges", q.Dim, q.AgentName, q.Tag)
+	}
 	s := segmentsFor(q)
 	args := windowArgs(q.ProjectID, q.AgentName, s, t)
 	args["dim"] = q.Dim

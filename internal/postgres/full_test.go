@@ -16,7 +16,8 @@ import (
 // daily for 30d and 90d), the keys at day grain (raw for 1h), so 7d takes
 // two statements and 30d one pass; it compares agents, models (limited to one, with
 // the cost of all) and buckets with Go sums over the stored calls.
-func checkFull(t *testing.T, db *postgres.DB, p string, events map[string]event.Event, now time.Time, when string) {
+func checkFull(t *testing.T, db *postgres.DB, p string, events map[string]event.Event, now time.Time, when string,
+	edges edgesFor) {
 	t.Helper()
 	for _, r := range analytics.AllRanges {
 		w := analytics.Window(r, now)
@@ -28,8 +29,9 @@ func checkFull(t *testing.T, db *postgres.DB, p string, events map[string]event.
 			keyGrain = analytics.Raw
 		}
 		res, err := db.ReadFull(context.Background(), postgres.FullQuery{ProjectID: p,
-			Segments: analytics.Decompose(w, grain), KeySegments: analytics.Decompose(w, keyGrain), BucketWidth: width,
-			Limit: 1})
+			Segments:    edges(postgres.WindowQuery{Dim: "agent", Segments: analytics.Decompose(w, grain)}).Segments,
+			KeySegments: edges(postgres.WindowQuery{Dim: "agent", Segments: analytics.Decompose(w, keyGrain)}).Segments,
+			BucketWidth: width, Limit: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -88,7 +90,8 @@ func checkFull(t *testing.T, db *postgres.DB, p string, events map[string]event.
 // used when limited, over all agents, with whole days) for several limits
 // and ranges, and compares them with the first keys of a Go sum over the
 // stored calls sorted by cost, then key.
-func checkSessionTop(t *testing.T, db *postgres.DB, p string, events map[string]event.Event, now time.Time, when string) {
+func checkSessionTop(t *testing.T, db *postgres.DB, p string, events map[string]event.Event, now time.Time, when string,
+	edges edgesFor) {
 	t.Helper()
 	// Besides the ranges, windows starting among the calls, so sessions
 	// cross the first midnight too.
@@ -112,8 +115,8 @@ func checkSessionTop(t *testing.T, db *postgres.DB, p string, events map[string]
 			}
 			analytics.SortByCost(all)
 			for _, limit := range []int{1, 3, 100} {
-				res, err := db.ReadWindows(context.Background(), postgres.WindowQuery{ProjectID: p, Dim: "session",
-					Segments: analytics.Decompose(w, analytics.Day), Limit: limit})
+				res, err := db.ReadWindows(context.Background(), edges(postgres.WindowQuery{ProjectID: p, Dim: "session",
+					Segments: analytics.Decompose(w, analytics.Day), Limit: limit}))
 				if err != nil {
 					t.Fatal(err)
 				}

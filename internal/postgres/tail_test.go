@@ -2,6 +2,7 @@ package postgres_test
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
 	"reflect"
 	"testing"
@@ -19,10 +20,43 @@ func dimKey(e event.Event, dim string) string {
 		"session": e.SessionID, "workflow": e.Workflow, "tool": e.ToolName}[dim]
 }
 
-// checkReports reads every dimension over 24h, 7d and 90d, for all agents
-// and narrowed to one, and compares each key's sums with a Go sum over the
-// stored calls in the window; plus the hourly time series of 7d.
+// edgesFor sets how a read takes its window's partial edge hours.
+type edgesFor func(postgres.WindowQuery) postgres.WindowQuery
+
+// rawEdges reads them raw, as analytics.Decompose leaves them.
+func rawEdges(q postgres.WindowQuery) postgres.WindowQuery { return q }
+
+// complementedAt reads them the cheaper way round at clock now
+// (analytics.Segments.Complement) where the read can.
+func complementedAt(now time.Time) edgesFor {
+	return func(q postgres.WindowQuery) postgres.WindowQuery {
+		if q.Complementable() {
+			q.Segments = q.Segments.Complement(now, nil)
+		}
+		return q
+	}
+}
+
+// checkReports runs checkReportsWith with the edges raw, and complemented
+// with windows ending now and at minute 10 and 50 of earlier hours: the
+// head read as its hour minus the minutes before the window (minute 10)
+// and raw (minute 50), the tail as its hour minus the minutes after the
+// window, which the calls stamped later than those ends fill.
 func checkReports(t *testing.T, db *postgres.DB, p string, events map[string]event.Event, now time.Time, when string) {
+	t.Helper()
+	checkReportsWith(t, db, p, events, now, when, rawEdges)
+	h := now.Truncate(time.Hour)
+	for _, end := range []time.Time{now, h.Add(-2*time.Hour + 10*time.Minute), h.Add(-5*time.Hour + 50*time.Minute)} {
+		checkReportsWith(t, db, p, events, end, when+", edges complemented, ending "+end.Format("15:04"), complementedAt(end))
+	}
+}
+
+// checkReportsWith reads every dimension over 24h, 7d and 90d ending now,
+// for all agents and narrowed to one, its edges as edges sets, and
+// compares each key's sums with a Go sum over the stored calls in the
+// window; plus the hourly time series of 7d, /full and the session read.
+func checkReportsWith(t *testing.T, db *postgres.DB, p string, events map[string]event.Event, now time.Time, when string,
+	edges edgesFor) {
 	t.Helper()
 	ctx := context.Background()
 	for _, r := range []analytics.Range{analytics.Range24h, analytics.Range7d, analytics.Range90d} {
@@ -33,8 +67,8 @@ func checkReports(t *testing.T, db *postgres.DB, p string, events map[string]eve
 				if dim == "user" {
 					grain = analytics.Week
 				}
-				res, err := db.ReadWindows(ctx, postgres.WindowQuery{ProjectID: p, Dim: dim, AgentName: agent,
-					Segments: analytics.Decompose(w, grain)})
+				res, err := db.ReadWindows(ctx, edges(postgres.WindowQuery{ProjectID: p, Dim: dim, AgentName: agent,
+					Segments: analytics.Decompose(w, grain)}))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -60,8 +94,8 @@ func checkReports(t *testing.T, db *postgres.DB, p string, events map[string]eve
 		}
 	}
 	w := analytics.Window(analytics.Range7d, now)
-	res, err := db.ReadWindows(ctx, postgres.WindowQuery{ProjectID: p, Dim: "agent",
-		Segments: analytics.Decompose(w, analytics.Hour), BucketWidth: time.Hour})
+	res, err := db.ReadWindows(ctx, edges(postgres.WindowQuery{ProjectID: p, Dim: "agent",
+		Segments: analytics.Decompose(w, analytics.Hour), BucketWidth: time.Hour}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,8 +116,70 @@ func checkReports(t *testing.T, db *postgres.DB, p string, events map[string]eve
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("%s: 7d hourly series:\n got %+v\nwant %+v", when, got, want)
 	}
-	checkFull(t, db, p, events, now, when)
-	checkSessionTop(t, db, p, events, now, when)
+	checkAgentDays(t, db, p, events, w, when, edges)
+	checkFull(t, db, p, events, now, when, edges)
+	checkSessionTop(t, db, p, events, now, when, edges)
+}
+
+// checkAgentDays reads w as the agent view does: the sums per agent and
+// UTC day, and per agent and model (PerAgent), and compares them with Go
+// sums over the stored calls in w.
+func checkAgentDays(t *testing.T, db *postgres.DB, p string, events map[string]event.Event, w analytics.Span, when string,
+	edges edgesFor) {
+	t.Helper()
+	seg := analytics.Decompose(w, analytics.Day)
+	res, err := db.ReadWindows(context.Background(),
+		edges(postgres.WindowQuery{ProjectID: p, Dim: "agent", Segments: seg, BucketWidth: 24 * time.Hour, KeyBuckets: true}),
+		edges(postgres.WindowQuery{ProjectID: p, Dim: "model", PerAgent: true, Segments: seg}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	gotDays, gotModels := map[string]analytics.Sums{}, map[string]analytics.Sums{}
+	for _, kp := range res[0].KeyPoints {
+		gotDays[kp.Key+" "+kp.Bucket.Format(time.DateOnly)] = kp.Sums
+	}
+	for _, k := range res[1].Keys {
+		gotModels[k.Key] = k.Sums
+	}
+	wantDays, wantModels := map[string]analytics.Sums{}, map[string]analytics.Sums{}
+	for _, e := range events {
+		if e.Timestamp.Before(w.Start) || !e.Timestamp.Before(w.End) {
+			continue
+		}
+		s, _ := callSums(e)
+		day, model := wantDays[e.AgentName+" "+e.Timestamp.UTC().Format(time.DateOnly)], wantModels[e.AgentName+"\x1f"+e.Model]
+		day.Add(s)
+		model.Add(s)
+		wantDays[e.AgentName+" "+e.Timestamp.UTC().Format(time.DateOnly)], wantModels[e.AgentName+"\x1f"+e.Model] = day, model
+	}
+	if !reflect.DeepEqual(gotDays, wantDays) || !reflect.DeepEqual(gotModels, wantModels) {
+		t.Fatalf("%s: 7d by agent and day:\n got %+v\nwant %+v\nby agent and model:\n got %+v\nwant %+v", when,
+			gotDays, wantDays, gotModels, wantModels)
+	}
+}
+
+// edgeOnlyEvents are calls whose keys (agent, model, user, session,
+// workflow, tool: edge-<n>) have no other call, each a few minutes before
+// the start or after the end of a window checkReports reads with its edges
+// complemented: in the window's edge hour, outside the window, so their
+// keys net to no call there and must not be listed.
+func edgeOnlyEvents(p string, now time.Time) []event.Event {
+	h := now.Truncate(time.Hour)
+	var at []time.Time
+	for _, end := range []time.Time{now, h.Add(-2*time.Hour + 10*time.Minute), h.Add(-5*time.Hour + 50*time.Minute)} {
+		at = append(at, end.Add(5*time.Minute))
+		for _, r := range []analytics.Range{analytics.Range24h, analytics.Range7d, analytics.Range90d} {
+			at = append(at, analytics.Window(r, end).Start.Add(-5*time.Minute))
+		}
+	}
+	out := make([]event.Event, len(at))
+	for i, ts := range at {
+		k := fmt.Sprintf("edge-%d", i)
+		out[i] = event.Event{ProjectID: p, EventID: k, AgentName: k, Model: k, UserID: k, SessionID: k, Workflow: k,
+			ToolName: k, InputTokens: 100, OutputTokens: 20, TotalTokens: 120, CostNano: 5000, Priced: true,
+			Success: true, Timestamp: ts, Source: "batch", Billing: "api"}
+	}
+	return out
 }
 
 // TestReportsExactWhateverTheMerger reads every report, compared with Go
@@ -114,6 +210,13 @@ func TestReportsExactWhateverTheMerger(t *testing.T) {
 	}
 	write(300)
 	write(300)
+	edge := edgeOnlyEvents(p, now)
+	if _, err := db.Write(ctx, edge, nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range edge {
+		kept[e.EventID] = e
+	}
 	if n := len(readRollups(t, db, p)); n != 0 {
 		t.Fatalf("%d rollup rows before any merge", n)
 	}

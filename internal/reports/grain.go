@@ -67,8 +67,19 @@ func (p Params) ByKey(dim string, limit int) postgres.WindowQuery {
 	case dim == "user":
 		grain = analytics.Week
 	}
-	return postgres.WindowQuery{ProjectID: p.Project, Dim: dim, AgentName: p.Agent,
-		Segments: analytics.Decompose(p.window(dim), grain), Limit: limit, Tag: p.Tag, TagValue: p.TagValue}
+	return complement(postgres.WindowQuery{ProjectID: p.Project, Dim: dim, AgentName: p.Agent,
+		Segments: analytics.Decompose(p.window(dim), grain), Limit: limit, Tag: p.Tag, TagValue: p.TagValue},
+		p.Window.End, p.rawExpired)
+}
+
+// complement has q read its edge hours the way that reads fewer calls
+// where it can (analytics.Segments.Complement), now being the clock the
+// window ends at.
+func complement(q postgres.WindowQuery, now time.Time, rawExpired *time.Time) postgres.WindowQuery {
+	if q.Complementable() {
+		q.Segments = q.Segments.Complement(now, rawExpired)
+	}
+	return q
 }
 
 // Series is the read of the range's time buckets: 5-minute buckets from
@@ -83,8 +94,9 @@ func (p Params) Series() postgres.WindowQuery {
 	case time.Hour:
 		grain = analytics.Hour
 	}
-	return postgres.WindowQuery{ProjectID: p.Project, Dim: "agent", AgentName: p.Agent,
-		Segments: analytics.Decompose(p.Window, grain), BucketWidth: width, Tag: p.Tag, TagValue: p.TagValue}
+	return complement(postgres.WindowQuery{ProjectID: p.Project, Dim: "agent", AgentName: p.Agent,
+		Segments: analytics.Decompose(p.Window, grain), BucketWidth: width, Tag: p.Tag, TagValue: p.TagValue},
+		p.Window.End, p.rawExpired)
 }
 
 // Filled is every bucket of the window, the ones points lack zero-filled.

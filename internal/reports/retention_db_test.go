@@ -8,6 +8,7 @@ import (
 
 	"github.com/llmcost/llmcost/internal/analytics"
 	"github.com/llmcost/llmcost/internal/event"
+	"github.com/llmcost/llmcost/internal/postgres"
 )
 
 // A 7-day report of a project keeping its calls a day: its first partial
@@ -83,11 +84,61 @@ WHERE project_id = $1 AND dim = 'agent' AND agent_name = '' AND bucket >= $2`, e
 	}
 
 	// Unclipped, the raw edge finds none of the hour's calls.
-	raw, err := e.rs.ByKeys(ctx, e.rs.Params(e.project, "", analytics.Range7d, 10), 0, "agent")
+	raw, err := e.db.ReadWindows(ctx, postgres.WindowQuery{ProjectID: e.project, Dim: "agent",
+		Segments: analytics.Decompose(analytics.Window(analytics.Range7d, e.now), analytics.Day)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got := analytics.Total(raw[0].Keys); got.Calls != 2 {
 		t.Fatalf("the report read from the gone calls counts %d, want the 2 after the cutoff", got.Calls)
+	}
+}
+
+// A 24-hour report starting at minute 10 of a project keeping its calls a
+// day: its first partial hour would be cheaper read as the hour's rollup
+// rows less the ten minutes before the start, but those calls have expired
+// (deleted here, as when their month is dropped), so the report reads the
+// fifty minutes raw and counts only the calls in the window.
+func TestComplementedEdgeKeepsToTheKeptCalls(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	now := e.now.Truncate(time.Hour).Add(10 * time.Minute)
+	e.rs.Now = func() time.Time { return now }
+	start := now.Add(-24 * time.Hour)
+	var evs []event.Event
+	for i, ts := range []time.Time{start.Add(-5 * time.Minute), start.Add(5 * time.Minute), now.Add(-2 * time.Hour)} {
+		evs = append(evs, event.Event{ProjectID: e.project, EventID: fmt.Sprintf("c%d", i), AgentName: "a", Model: "gpt-4o",
+			InputTokens: 10, OutputTokens: 1, TotalTokens: 11, CostNano: int64(1000 << i), Priced: true, Timestamp: ts,
+			Success: true, Billing: "api", Source: "batch"})
+	}
+	if _, err := e.db.Write(ctx, evs, nil); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		res, err := e.db.MergeRollups(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Groups == 0 {
+			break
+		}
+	}
+	one := 1
+	if err := e.db.PutRetention(ctx, e.project, &one, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.db.Pool.Exec(ctx, `DELETE FROM events WHERE project_id = $1 AND ts < $2`, e.project, start); err != nil {
+		t.Fatal(err)
+	}
+	p, err := e.rs.Retain(ctx, e.rs.Params(e.project, "", analytics.Range24h, 10))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := e.rs.ByKeys(ctx, p, 0, "agent")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := analytics.Total(res[0].Keys); got.Calls != 2 || got.CostNano != 2000+4000 {
+		t.Fatalf("24h report: %d calls, %d nano; want the 2 calls in the window, 6000 nano", got.Calls, got.CostNano)
 	}
 }

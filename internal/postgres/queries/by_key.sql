@@ -17,6 +17,7 @@ WITH src AS (
   SELECT key, sum(cost_nano) AS cost, sum(sum(cost_nano)) OVER () AS total
   FROM src
   GROUP BY key
+  HAVING sum(calls) <> 0 /* nets to no call: all of it in an edge hour, outside the window (window.sql) */
   ORDER BY cost DESC, key COLLATE "C"
   LIMIT @limit
 )

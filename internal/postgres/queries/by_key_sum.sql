@@ -20,3 +20,4 @@ SELECT key,
   sum(output_over_256_calls)::bigint
 FROM src
 GROUP BY key
+HAVING sum(calls) <> 0 /* nets to no call: all of it in an edge hour, outside the window (window.sql) */

@@ -30,6 +30,7 @@ WITH src AS (
     sum(traced_calls)::bigint AS traced_calls, sum(output_over_16_calls)::bigint AS output_over_16_calls,
     sum(output_over_256_calls)::bigint AS output_over_256_calls
   FROM src GROUP BY dim, key
+  HAVING sum(calls) <> 0 /* nets to no call: all of it in an edge hour, outside the window (window.sql) */
 )
 SELECT dim, key, NULL::timestamptz AS b,
   calls, input_tokens, output_tokens, cached_tokens, cache_write_tokens, total_tokens, cost_nano, subscription_nano,
@@ -49,4 +50,5 @@ SELECT 'bucket', NULL, date_bin(make_interval(secs => @bucket_secs), t, timestam
   NULL
 FROM src WHERE dim = 'agent'
 GROUP BY 3
+HAVING sum(calls) <> 0 /* nets to no call: all of it in an edge hour, outside the window (window.sql) */
 /* TEMPLATE_END */

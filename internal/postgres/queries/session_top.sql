@@ -45,6 +45,7 @@ WITH span AS (
     sum(traced_calls)::bigint AS traced_calls, sum(output_over_16_calls)::bigint AS output_over_16_calls,
     sum(output_over_256_calls)::bigint AS output_over_256_calls
   FROM src GROUP BY key
+  HAVING sum(calls) <> 0 /* nets to no call: all of it in an edge hour, outside the window (window.sql) */
 ), inside AS (
   -- Costs are never negative: a session outside these and without extra
   -- calls is behind @limit sessions that are at least as costly.

@@ -1,6 +1,9 @@
 -- The rows of one report window, one dimension: rollup rows for the whole
 -- hours and days of the window, raw events for its partial edge hours
--- (analytics.Decompose), and the tail: events not yet merged into the
+-- (analytics.Decompose) or, where that reads fewer calls, the edge hour's
+-- rollup rows and, negated, the raw events of the hour's part outside the
+-- window (analytics.Segments.Complement: groups whose calls net to zero
+-- are no key), and the tail: events not yet merged into the
 -- rollups (tx at or above the watermark, read in the same snapshot) whose
 -- time falls in the span the rollups cover. Every report reads this as
 -- its src (the window marker of by_key.sql and the others) and groups it.
@@ -23,6 +26,10 @@
 --   @raw_head_end      timestamptz
 --   @raw_tail_start    timestamptz  the partial last hour, read raw
 --   @raw_tail_end      timestamptz
+--   @minus_head_start  timestamptz  the first hour's part before the window, subtracted
+--   @minus_head_end    timestamptz  (analytics.Segments.Complement; empty: none)
+--   @minus_tail_start  timestamptz  the last hour's part after the window, subtracted
+--   @minus_tail_end    timestamptz
 --   @watermark         bigint       the rollups' watermark (rollup_state)
 --   @rolled_start      timestamptz  the span the rollups cover, for the tail
 --   @rolled_end        timestamptz
@@ -69,6 +76,18 @@ SELECT dim, /* TEMPLATE_BEGIN: rollup_key */ key /* TEMPLATE_END */ AS key, buck
   FROM /* TEMPLATE_BEGIN: raw_from */ events e /* TEMPLATE_END */
   WHERE e.project_id = @project_id AND /* TEMPLATE_BEGIN: raw_agent */ @agent::text = '' /* TEMPLATE_END */ AND /* TEMPLATE_BEGIN: raw_key */ e.agent_name /* TEMPLATE_END */ IS NOT NULL
     AND ((e.ts >= @raw_head_start AND e.ts < @raw_head_end) OR (e.ts >= @raw_tail_start AND e.ts < @raw_tail_end))
+  UNION ALL
+  SELECT /* TEMPLATE_BEGIN: raw_dim */ @dim::text /* TEMPLATE_END */, /* TEMPLATE_BEGIN: raw_key */ e.agent_name /* TEMPLATE_END */, e.ts, -1, -e.input_tokens, -e.output_tokens, -e.cached_tokens,
+    -(e.cache_write_tokens + e.cache_write_1h_tokens), -e.total_tokens, -e.cost_nano,
+    CASE WHEN e.billing = 'subscription' THEN -e.cost_nano ELSE 0 END, -coalesce(e.latency_ms, 0),
+    -(e.latency_ms IS NOT NULL)::int, -e.success::int, -(NOT e.priced)::int,
+    -e.read_savings_nano, -e.write_premium_nano,
+    -(e.cached_tokens + e.cache_write_tokens + e.cache_write_1h_tokens > 0)::int,
+    CASE WHEN e.success THEN 0 ELSE -e.cost_nano END, -(e.trace_id IS NOT NULL)::int, -(e.output_tokens > 16)::int,
+    -(e.output_tokens > 256)::int
+  FROM /* TEMPLATE_BEGIN: raw_from */ events e /* TEMPLATE_END */
+  WHERE e.project_id = @project_id AND /* TEMPLATE_BEGIN: raw_agent */ @agent::text = '' /* TEMPLATE_END */ AND /* TEMPLATE_BEGIN: raw_key */ e.agent_name /* TEMPLATE_END */ IS NOT NULL
+    AND ((e.ts >= @minus_head_start AND e.ts < @minus_head_end) OR (e.ts >= @minus_tail_start AND e.ts < @minus_tail_end))
   UNION ALL
   SELECT /* TEMPLATE_BEGIN: raw_dim */ @dim::text /* TEMPLATE_END */, /* TEMPLATE_BEGIN: raw_key */ e.agent_name /* TEMPLATE_END */, e.ts, 1, e.input_tokens, e.output_tokens, e.cached_tokens,
     e.cache_write_tokens + e.cache_write_1h_tokens, e.total_tokens, e.cost_nano,
