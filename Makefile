@@ -7,7 +7,7 @@ GO      ?= go
 BIN     := bin/llmcost
 CONFIG  ?= collector-config.yaml
 
-.PHONY: help generate build postgres run test fuzz lint screenshots bench bench-runs validate tidy price-check
+.PHONY: help generate build postgres run test fuzz lint screenshots bench bench-runs bench-edges validate tidy price-check
 
 # Native Go fuzz targets, as package:target. make test runs each for
 # FUZZTIME (a smoke run); make fuzz for FUZZLONG. Their seed corpus is
@@ -79,6 +79,10 @@ bench: build ## end-to-end ingest throughput beside raw COPY, into PostgreSQL
 bench-runs: ## run reports at scale: seeds LLMCOST_BENCH_RUNS runs (default 100000), p50/p95 per report, ingest vs COPY
 	@scripts/ensure-postgres --tests
 	$(GO) test -count=1 -run '^$$' -bench BenchmarkRunReports -benchtime 1x -timeout 60m ./internal/postgres/
+
+bench-edges: ## a 24h window's spend reads with the edge hours raw and the cheaper way round, alternately, at live-traffic density
+	@scripts/ensure-postgres --tests
+	$(GO) test -count=1 -run '^$$' -bench BenchmarkEdgeHours -benchtime 1x -timeout 30m ./internal/postgres/
 
 price-check: ## compare the built-in prices with PRICES=<a LiteLLM or genai-prices price file> (docs/pricing.md)
 	@test -n "$(PRICES)" || { echo "usage: make price-check PRICES=<price file>"; exit 2; }

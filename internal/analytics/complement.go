@@ -16,8 +16,7 @@ import "time"
 // of which only those before now can hold calls: for a window ending now
 // it reads only calls stamped in the future, usually none.
 //
-// Only for reads whose rollups keep hourly rows of every call they sum
-// (not a tag's, whose values the rollups count as admitted when merged).
+// Only for reads whose rollups keep hourly rows of every call they sum.
 // s without rolled-up parts (a window within an hour or two) is returned
 // as it is.
 func (s Segments) Complement(now time.Time, rawExpired *time.Time) Segments {

@@ -277,16 +277,16 @@ func windowArgs(projectID, agent string, s analytics.Segments, t tail) pgx.Stric
 
 // Complementable reports whether q may read its edge hours as the hour's
 // rollup rows minus the calls outside the window (analytics.Segments.
-// Complement): its rollups keep hourly rows of every call it sums. Not a
-// tag's: a raw call's value counts as the tag's admitted values are now,
-// the rollups as they were when it was merged.
-func (q WindowQuery) Complementable() bool {
-	return q.Tag == "" && !IsTagDim(q.Dim) && q.HasHourlyRows()
-}
+// Complement): its rollups keep hourly rows of every call it sums. A tag
+// read may too: a raw call's value counts as the tag rollups count it
+// (tagValueOf: none before the back-fill reaches it; a value admitted when
+// merged stays admitted, one past the bound stays past it).
+func (q WindowQuery) Complementable() bool { return q.HasHourlyRows() }
 
 func readWindow(ctx context.Context, tx rowsQuerier, q WindowQuery, t tail) (WindowResult, error) {
 	if !q.Complementable() && !(q.Segments.MinusHead.Empty() && q.Segments.MinusTail.Empty()) {
-		return WindowResult{}, fmt.Errorf("analytics: a read by %q (agent %q, tag %q) cannot subtract its edges", q.Dim, q.AgentName, q.Tag)
+		return WindowResult{}, fmt.Errorf("analytics: a read by %q narrowed to agent %q has no hourly rows to subtract its edges from",
+			q.Dim, q.AgentName)
 	}
 	s := segmentsFor(q)
 	args := windowArgs(q.ProjectID, q.AgentName, s, t)

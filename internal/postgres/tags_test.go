@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"testing"
 	"time"
 
@@ -64,11 +65,16 @@ func expectByTag(events map[string]event.Event, teams map[string]string, dim, on
 	return out
 }
 
-// readTagWindow reads q over [from, to) (day grain, raw edges) as sums per key.
+// readTagWindow reads q over [from, to) (day grain) as sums per key, its
+// partial edge hours raw and, in the same snapshot, the cheaper way round
+// with the clock at to (analytics.Segments.Complement), and fails unless
+// both agree.
 func readTagWindow(t *testing.T, db *postgres.DB, q postgres.WindowQuery, from, to time.Time) map[string]analytics.Sums {
 	t.Helper()
 	q.Segments = analytics.Decompose(analytics.Span{Start: from, End: to}, analytics.Day)
-	res, err := db.ReadWindows(context.Background(), q)
+	c := q
+	c.Segments = q.Segments.Complement(to, nil)
+	res, err := db.ReadWindows(context.Background(), q, c)
 	if err != nil {
 		t.Fatalf("%+v: %v", q, err)
 	}
@@ -76,16 +82,20 @@ func readTagWindow(t *testing.T, db *postgres.DB, q postgres.WindowQuery, from, 
 	for _, k := range res[0].Keys {
 		out[k.Key] = k.Sums
 	}
+	if !reflect.DeepEqual(res[0].Keys, res[1].Keys) {
+		t.Fatalf("%+v over [%s, %s): edges raw\n%+v\nedges complemented\n%+v", q, from, to, res[0].Keys, res[1].Keys)
+	}
 	return out
 }
 
 // checkTagReads compares by/tag.team and a tag filter by each dimension
-// with the Go sums, over a window with partial edge hours and over whole
-// days.
+// with the Go sums, over whole hours and over windows with partial edge
+// hours (both read each way: readTagWindow).
 func checkTagReads(t *testing.T, db *postgres.DB, when, p string, events map[string]event.Event, teams map[string]string, t0 time.Time) {
 	t.Helper()
 	for _, w := range [][2]time.Time{{t0.Add(-2 * time.Hour), t0.Add(80 * time.Hour)},
-		{t0.Add(90 * time.Minute), t0.Add(50*time.Hour + 17*time.Minute)}} {
+		{t0.Add(90 * time.Minute), t0.Add(50*time.Hour + 17*time.Minute)},
+		{t0.Add(3*time.Hour + 10*time.Minute), t0.Add(40*time.Hour + 50*time.Minute)}} {
 		got := readTagWindow(t, db, postgres.WindowQuery{ProjectID: p, Dim: "tag.team"}, w[0], w[1])
 		compareKeyed(t, fmt.Sprintf("%s: by/tag.team over %v", when, w), got, expectByTag(events, teams, "tag", "", w[0], w[1]))
 		for _, dim := range []string{"model", "agent", "billing", "user", "session", "workflow", "tool"} {
