@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -99,7 +100,7 @@ func checkTagReads(t *testing.T, db *postgres.DB, when, p string, events map[str
 		got := readTagWindow(t, db, postgres.WindowQuery{ProjectID: p, Dim: "tag.team"}, w[0], w[1])
 		compareKeyed(t, fmt.Sprintf("%s: by/tag.team over %v", when, w), got, expectByTag(events, teams, "tag", "", w[0], w[1]))
 		for _, dim := range []string{"model", "agent", "billing", "user", "session", "workflow", "tool"} {
-			for _, team := range []string{"payments", postgres.TagNone, postgres.TagInvalid} {
+			for _, team := range []string{"payments", "7", postgres.TagNone, postgres.TagInvalid} {
 				got := readTagWindow(t, db, postgres.WindowQuery{ProjectID: p, Dim: dim, Tag: "team", TagValue: team}, w[0], w[1])
 				compareKeyed(t, fmt.Sprintf("%s: by/%s tag.team=%s over %v", when, dim, team, w), got,
 					expectByTag(events, teams, dim, team, w[0], w[1]))
@@ -373,5 +374,34 @@ func TestTagBackfillPassesCallsSharingATimestamp(t *testing.T) {
 	if err := db.Pool.QueryRow(ctx, `SELECT coalesce(sum(calls), 0)::int FROM rollup_tag_day
 		WHERE project_id = $1 AND tag = 'team' AND dim = 'tag'`, p).Scan(&n); err != nil || n != 30 {
 		t.Fatalf("the back-fill counted %d calls, want 30 (%v)", n, err)
+	}
+}
+
+// TestTagValueRule: llmcost_tag_value (migration 0044) gives every input
+// the value migration 0034's pattern gave it, at the length bounds, with
+// multibyte characters, control characters and the reserved '(' first.
+func TestTagValueRule(t *testing.T) {
+	db := openDB(t)
+	long := strings.Repeat("é", 63)
+	cases := map[string]string{
+		`"payments"`: "payments", `7`: "7", `1.5`: "1.5", `"a"`: "a", `"` + long + `x"`: long + "x",
+		`"` + long + `xy"`: postgres.TagInvalid, `"(other)"`: postgres.TagInvalid, `"a(b"`: "a(b", `""`: postgres.TagInvalid,
+		`"a\u0001b"`: postgres.TagInvalid, `"\u007fa"`: postgres.TagInvalid, `"a\nb"`: postgres.TagInvalid,
+		`"tab\t"`: postgres.TagInvalid, `true`: postgres.TagInvalid, `[1]`: postgres.TagInvalid, `{"a":1}`: postgres.TagInvalid,
+		`null`: postgres.TagNone, ` "日本語 チーム" `: "日本語 チーム",
+	}
+	for in, want := range cases {
+		var got, was string
+		err := db.Pool.QueryRow(context.Background(), `SELECT llmcost_tag_value($1::jsonb), CASE
+        WHEN $1::jsonb IS NULL OR jsonb_typeof($1::jsonb) = 'null' THEN '(none)'
+        WHEN jsonb_typeof($1::jsonb) IN ('string', 'number') AND ($1::jsonb #>> '{}') ~ '^[^(\x01-\x1f\x7f][^\x01-\x1f\x7f]{0,63}$'
+            THEN $1::jsonb #>> '{}'
+        ELSE '(invalid)' END`, in).Scan(&got, &was)
+		if err != nil {
+			t.Fatalf("%s: %v", in, err)
+		}
+		if got != want || was != want {
+			t.Errorf("%s: llmcost_tag_value %q, migration 0034's rule %q, want %q", in, got, was, want)
+		}
 	}
 }
