@@ -20,29 +20,8 @@ func TestReportEdgeBeforeTheRawCutoffIsReadFromRollups(t *testing.T) {
 	ctx := context.Background()
 	start := e.now.Add(-analytics.Range7d.Duration())
 	hour := start.Truncate(time.Hour)
-	var evs []event.Event
-	for i, ts := range []time.Time{hour.Add(start.Sub(hour) / 2), start.Add(hour.Add(time.Hour).Sub(start) / 2),
-		e.now.Add(-30 * time.Hour), e.now.Add(-2 * time.Hour)} {
-		evs = append(evs, event.Event{ProjectID: e.project, EventID: fmt.Sprintf("c%d", i), AgentName: "a", Model: "gpt-4o",
-			InputTokens: 10, OutputTokens: 1, TotalTokens: 11, CostNano: int64(1000 << i), Priced: true, Timestamp: ts,
-			Success: true, Billing: "api", Source: "batch"})
-	}
-	if _, err := e.db.Write(ctx, evs, nil); err != nil {
-		t.Fatal(err)
-	}
-	for {
-		res, err := e.db.MergeRollups(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if res.Groups == 0 {
-			break
-		}
-	}
-	one := 1
-	if err := e.db.PutRetention(ctx, e.project, &one, nil); err != nil {
-		t.Fatal(err)
-	}
+	keepADay(t, e, hour.Add(start.Sub(hour)/2), start.Add(hour.Add(time.Hour).Sub(start)/2),
+		e.now.Add(-30*time.Hour), e.now.Add(-2*time.Hour))
 	// The calls before the cutoff gone, as when their month is dropped.
 	if _, err := e.db.Pool.Exec(ctx, `DELETE FROM events WHERE project_id = $1 AND ts < $2`, e.project,
 		e.now.Add(-24*time.Hour)); err != nil {
@@ -105,8 +84,31 @@ func TestComplementedEdgeKeepsToTheKeptCalls(t *testing.T) {
 	now := e.now.Truncate(time.Hour).Add(10 * time.Minute)
 	e.rs.Now = func() time.Time { return now }
 	start := now.Add(-24 * time.Hour)
+	keepADay(t, e, start.Add(-5*time.Minute), start.Add(5*time.Minute), now.Add(-2*time.Hour))
+	if _, err := e.db.Pool.Exec(ctx, `DELETE FROM events WHERE project_id = $1 AND ts < $2`, e.project, start); err != nil {
+		t.Fatal(err)
+	}
+	p, err := e.rs.Retain(ctx, e.rs.Params(e.project, "", analytics.Range24h, 10))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := e.rs.ByKeys(ctx, p, 0, "agent")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := analytics.Total(res[0].Keys); got.Calls != 2 || got.CostNano != 2000+4000 {
+		t.Fatalf("24h report: %d calls, %d nano; want the 2 calls in the window, 6000 nano", got.Calls, got.CostNano)
+	}
+}
+
+// keepADay stores one call at each of times (call i costing 1000 << i
+// nano-USD), merges them into the rollups and sets the project's raw
+// retention to a day.
+func keepADay(t *testing.T, e env, times ...time.Time) {
+	t.Helper()
+	ctx := context.Background()
 	var evs []event.Event
-	for i, ts := range []time.Time{start.Add(-5 * time.Minute), start.Add(5 * time.Minute), now.Add(-2 * time.Hour)} {
+	for i, ts := range times {
 		evs = append(evs, event.Event{ProjectID: e.project, EventID: fmt.Sprintf("c%d", i), AgentName: "a", Model: "gpt-4o",
 			InputTokens: 10, OutputTokens: 1, TotalTokens: 11, CostNano: int64(1000 << i), Priced: true, Timestamp: ts,
 			Success: true, Billing: "api", Source: "batch"})
@@ -126,19 +128,5 @@ func TestComplementedEdgeKeepsToTheKeptCalls(t *testing.T) {
 	one := 1
 	if err := e.db.PutRetention(ctx, e.project, &one, nil); err != nil {
 		t.Fatal(err)
-	}
-	if _, err := e.db.Pool.Exec(ctx, `DELETE FROM events WHERE project_id = $1 AND ts < $2`, e.project, start); err != nil {
-		t.Fatal(err)
-	}
-	p, err := e.rs.Retain(ctx, e.rs.Params(e.project, "", analytics.Range24h, 10))
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := e.rs.ByKeys(ctx, p, 0, "agent")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := analytics.Total(res[0].Keys); got.Calls != 2 || got.CostNano != 2000+4000 {
-		t.Fatalf("24h report: %d calls, %d nano; want the 2 calls in the window, 6000 nano", got.Calls, got.CostNano)
 	}
 }
