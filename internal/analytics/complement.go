@@ -62,3 +62,55 @@ func callMinutes(start, end, now time.Time) time.Duration {
 	}
 	return max(0, end.Sub(start))
 }
+
+// WithoutHours moves s's hourly parts to its raw edges, for a read whose
+// rollups keep no hourly rows (but daily ones): its partial first and last
+// days are read raw.
+func (s Segments) WithoutHours() Segments {
+	if !s.HourHead.Empty() {
+		s.RawHead.End, s.HourHead = s.HourHead.End, Span{}
+	}
+	if !s.HourTail.Empty() {
+		s.RawTail.Start, s.HourTail = s.HourTail.Start, Span{}
+	}
+	return s
+}
+
+// ComplementDays is Complement for a read without hourly rows (s as
+// WithoutHours leaves it, with whole days): a partial edge day is either
+// its part inside the window read raw, or the day's rollup rows less the
+// calls of its part outside, whichever holds fewer hours of calls.
+func (s Segments) ComplementDays(now time.Time, rawExpired *time.Time) Segments {
+	const day = 24 * time.Hour
+	if s.Rolled().Empty() || !s.HourHead.Empty() || !s.HourTail.Empty() {
+		return s
+	}
+	if !s.RawHead.Empty() {
+		d1 := s.RawHead.End
+		d0 := d1.Add(-day)
+		kept := rawExpired == nil || !d0.Before(*rawExpired)
+		if d1.Equal(ceil(s.RawHead.Start, day)) && s.RawHead.Start.Sub(d0) < d1.Sub(s.RawHead.Start) && kept {
+			s.MinusHead = Span{Start: d0, End: s.RawHead.Start}
+			s.RawHead = Span{Start: d0, End: d0}
+			if s.Days.Empty() {
+				s.Days = Span{Start: d0, End: d1}
+			} else {
+				s.Days.Start = d0
+			}
+		}
+	}
+	if !s.RawTail.Empty() {
+		d2 := s.RawTail.Start
+		d3 := d2.Add(day)
+		if d2.Equal(s.RawTail.End.Truncate(day)) && callMinutes(s.RawTail.End, d3, now) < callMinutes(d2, s.RawTail.End, now) {
+			s.MinusTail = Span{Start: s.RawTail.End, End: d3}
+			s.RawTail = Span{Start: d2, End: d2}
+			if s.DaysTail.Empty() {
+				s.DaysTail = Span{Start: d2, End: d3}
+			} else {
+				s.DaysTail.End = d3
+			}
+		}
+	}
+	return s
+}

@@ -249,13 +249,7 @@ func segmentsFor(q WindowQuery) analytics.Segments {
 	if q.HasHourlyRows() {
 		return s
 	}
-	if !s.HourHead.Empty() {
-		s.RawHead.End, s.HourHead = s.HourHead.End, analytics.Span{}
-	}
-	if !s.HourTail.Empty() {
-		s.RawTail.Start, s.HourTail = s.HourTail.Start, analytics.Span{}
-	}
-	return s
+	return s.WithoutHours()
 }
 
 // windowArgs are the parameters of window.sql but the dimension (@dim, or
@@ -277,15 +271,18 @@ func windowArgs(projectID, agent string, s analytics.Segments, t tail) pgx.Stric
 
 // Complementable reports whether q may read its edge hours as the hour's
 // rollup rows minus the calls outside the window (analytics.Segments.
-// Complement): its rollups keep hourly rows of every call it sums. A tag
+// Complement): its rollups keep hourly rows of every call it sums; one
+// that keeps daily rows only may do the same with its edge days
+// (Segments.WithoutHours().ComplementDays). A tag
 // read may too: a raw call's value counts as the tag rollups count it
 // (tagValueOf: none before the back-fill reaches it; a value admitted when
 // merged stays admitted, one past the bound stays past it).
 func (q WindowQuery) Complementable() bool { return q.HasHourlyRows() }
 
 func readWindow(ctx context.Context, tx rowsQuerier, q WindowQuery, t tail) (WindowResult, error) {
-	if !q.Complementable() && !(q.Segments.MinusHead.Empty() && q.Segments.MinusTail.Empty()) {
-		return WindowResult{}, fmt.Errorf("analytics: a read by %q narrowed to agent %q has no hourly rows to subtract its edges from",
+	if !q.Complementable() && !(q.Segments.MinusHead.Empty() && q.Segments.MinusTail.Empty()) &&
+		!(q.Segments.HourHead.Empty() && q.Segments.HourTail.Empty()) {
+		return WindowResult{}, fmt.Errorf("analytics: a read by %q narrowed to agent %q subtracts from hourly rows it has not",
 			q.Dim, q.AgentName)
 	}
 	s := segmentsFor(q)

@@ -121,8 +121,8 @@ func checkSessionTop(t *testing.T, db *postgres.DB, p string, events map[string]
 					t.Fatal(err)
 				}
 				want := all[:min(limit, len(all))]
-				if len(want) == 0 {
-					want = nil
+				if len(want) == 0 && len(res[0].Keys) == 0 {
+					continue // a window before the calls
 				}
 				if !reflect.DeepEqual(res[0].Keys, want) {
 					t.Fatalf("%s: %s ending %s before now, top %d sessions:\n got %+v\nwant %+v", when, length, off, limit,

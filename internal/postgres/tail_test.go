@@ -27,26 +27,37 @@ type edgesFor func(postgres.WindowQuery) postgres.WindowQuery
 func rawEdges(q postgres.WindowQuery) postgres.WindowQuery { return q }
 
 // complementedAt reads them the cheaper way round at clock now
-// (analytics.Segments.Complement) where the read can.
+// (analytics.Segments.Complement), or the edge days of a read without
+// hourly rows (ComplementDays).
 func complementedAt(now time.Time) edgesFor {
 	return func(q postgres.WindowQuery) postgres.WindowQuery {
 		if q.Complementable() {
 			q.Segments = q.Segments.Complement(now, nil)
+		} else {
+			q.Segments = q.Segments.WithoutHours().ComplementDays(now, nil)
 		}
 		return q
 	}
 }
 
+// complementEnds are the ends of the windows checkReports reads with their
+// edges complemented: now, minute 10 and 50 of earlier hours (the head hour
+// read as its rollup rows less the minutes before the window at minute 10,
+// raw at 50), 03:10 and 20:50 of yesterday (the same with the edge days of
+// the reads without hourly rows). The tail is read as its hour (day) less
+// the part after the window, which the calls stamped later fill.
+func complementEnds(now time.Time) []time.Time {
+	h, d := now.Truncate(time.Hour), now.Truncate(24*time.Hour).Add(-24*time.Hour)
+	return []time.Time{now, h.Add(-2*time.Hour + 10*time.Minute), h.Add(-5*time.Hour + 50*time.Minute),
+		d.Add(3*time.Hour + 10*time.Minute), d.Add(20*time.Hour + 50*time.Minute)}
+}
+
 // checkReports runs checkReportsWith with the edges raw, and complemented
-// with windows ending now and at minute 10 and 50 of earlier hours: the
-// head read as its hour minus the minutes before the window (minute 10)
-// and raw (minute 50), the tail as its hour minus the minutes after the
-// window, which the calls stamped later than those ends fill.
+// with windows ending at each of complementEnds.
 func checkReports(t *testing.T, db *postgres.DB, p string, events map[string]event.Event, now time.Time, when string) {
 	t.Helper()
 	checkReportsWith(t, db, p, events, now, when, rawEdges)
-	h := now.Truncate(time.Hour)
-	for _, end := range []time.Time{now, h.Add(-2*time.Hour + 10*time.Minute), h.Add(-5*time.Hour + 50*time.Minute)} {
+	for _, end := range complementEnds(now) {
 		checkReportsWith(t, db, p, events, end, when+", edges complemented, ending "+end.Format("15:04"), complementedAt(end))
 	}
 }
@@ -164,9 +175,8 @@ func checkAgentDays(t *testing.T, db *postgres.DB, p string, events map[string]e
 // complemented: in the window's edge hour, outside the window, so their
 // keys net to no call there and must not be listed.
 func edgeOnlyEvents(p string, now time.Time) []event.Event {
-	h := now.Truncate(time.Hour)
 	var at []time.Time
-	for _, end := range []time.Time{now, h.Add(-2*time.Hour + 10*time.Minute), h.Add(-5*time.Hour + 50*time.Minute)} {
+	for _, end := range complementEnds(now) {
 		at = append(at, end.Add(5*time.Minute))
 		for _, r := range []analytics.Range{analytics.Range24h, analytics.Range7d, analytics.Range90d} {
 			at = append(at, analytics.Window(r, end).Start.Add(-5*time.Minute))

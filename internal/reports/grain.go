@@ -72,12 +72,14 @@ func (p Params) ByKey(dim string, limit int) postgres.WindowQuery {
 		p.Window.End, p.rawExpired)
 }
 
-// complement has q read its edge hours the way that reads fewer calls
-// where it can (analytics.Segments.Complement), now being the clock the
-// window ends at.
+// complement has q read its edge hours (its edge days, without hourly
+// rows) the way that reads fewer calls (analytics.Segments.Complement,
+// ComplementDays), now being the clock the window ends at.
 func complement(q postgres.WindowQuery, now time.Time, rawExpired *time.Time) postgres.WindowQuery {
 	if q.Complementable() {
 		q.Segments = q.Segments.Complement(now, rawExpired)
+	} else {
+		q.Segments = q.Segments.WithoutHours().ComplementDays(now, rawExpired)
 	}
 	return q
 }
