@@ -20,38 +20,43 @@ import "time"
 // s without rolled-up parts (a window within an hour or two) is returned
 // as it is.
 func (s Segments) Complement(now time.Time, rawExpired *time.Time) Segments {
-	if s.Rolled().Empty() {
-		return s
+	if !s.Rolled().Empty() {
+		s.complementEdges(time.Hour, &s.HourHead, &s.HourTail, now, rawExpired)
 	}
+	return s
+}
+
+// complementEdges takes each raw edge the cheaper way round at grain unit
+// (an hour or a day): head and tail are the parts of that grain the edge
+// joins when complemented, grown over the edge's whole unit.
+func (s *Segments) complementEdges(unit time.Duration, head, tail *Span, now time.Time, rawExpired *time.Time) {
 	if !s.RawHead.Empty() {
-		h1 := s.RawHead.End
-		h0 := h1.Add(-time.Hour)
-		before, after := s.RawHead.Start.Sub(h0), h1.Sub(s.RawHead.Start)
-		kept := rawExpired == nil || !h0.Before(*rawExpired)
-		if h1.Equal(ceil(s.RawHead.Start, time.Hour)) && before < after && kept {
-			s.MinusHead = Span{Start: h0, End: s.RawHead.Start}
-			s.RawHead = Span{Start: h0, End: h0}
-			if s.HourHead.Empty() {
-				s.HourHead = Span{Start: h0, End: h1}
+		u1 := s.RawHead.End
+		u0 := u1.Add(-unit)
+		kept := rawExpired == nil || !u0.Before(*rawExpired)
+		if u1.Equal(ceil(s.RawHead.Start, unit)) && s.RawHead.Start.Sub(u0) < u1.Sub(s.RawHead.Start) && kept {
+			s.MinusHead = Span{Start: u0, End: s.RawHead.Start}
+			s.RawHead = Span{Start: u0, End: u0}
+			if head.Empty() {
+				*head = Span{Start: u0, End: u1}
 			} else {
-				s.HourHead.Start = h0
+				head.Start = u0
 			}
 		}
 	}
 	if !s.RawTail.Empty() {
-		h2 := s.RawTail.Start
-		h3 := h2.Add(time.Hour)
-		if h2.Equal(s.RawTail.End.Truncate(time.Hour)) && callMinutes(s.RawTail.End, h3, now) < callMinutes(h2, s.RawTail.End, now) {
-			s.MinusTail = Span{Start: s.RawTail.End, End: h3}
-			s.RawTail = Span{Start: h2, End: h2}
-			if s.HourTail.Empty() {
-				s.HourTail = Span{Start: h2, End: h3}
+		u2 := s.RawTail.Start
+		u3 := u2.Add(unit)
+		if u2.Equal(s.RawTail.End.Truncate(unit)) && callMinutes(s.RawTail.End, u3, now) < callMinutes(u2, s.RawTail.End, now) {
+			s.MinusTail = Span{Start: s.RawTail.End, End: u3}
+			s.RawTail = Span{Start: u2, End: u2}
+			if tail.Empty() {
+				*tail = Span{Start: u2, End: u3}
 			} else {
-				s.HourTail.End = h3
+				tail.End = u3
 			}
 		}
 	}
-	return s
 }
 
 // callMinutes is how much of [start, end) lies before now, where calls
@@ -81,36 +86,8 @@ func (s Segments) WithoutHours() Segments {
 // its part inside the window read raw, or the day's rollup rows less the
 // calls of its part outside, whichever holds fewer hours of calls.
 func (s Segments) ComplementDays(now time.Time, rawExpired *time.Time) Segments {
-	const day = 24 * time.Hour
-	if s.Rolled().Empty() || !s.HourHead.Empty() || !s.HourTail.Empty() {
-		return s
-	}
-	if !s.RawHead.Empty() {
-		d1 := s.RawHead.End
-		d0 := d1.Add(-day)
-		kept := rawExpired == nil || !d0.Before(*rawExpired)
-		if d1.Equal(ceil(s.RawHead.Start, day)) && s.RawHead.Start.Sub(d0) < d1.Sub(s.RawHead.Start) && kept {
-			s.MinusHead = Span{Start: d0, End: s.RawHead.Start}
-			s.RawHead = Span{Start: d0, End: d0}
-			if s.Days.Empty() {
-				s.Days = Span{Start: d0, End: d1}
-			} else {
-				s.Days.Start = d0
-			}
-		}
-	}
-	if !s.RawTail.Empty() {
-		d2 := s.RawTail.Start
-		d3 := d2.Add(day)
-		if d2.Equal(s.RawTail.End.Truncate(day)) && callMinutes(s.RawTail.End, d3, now) < callMinutes(d2, s.RawTail.End, now) {
-			s.MinusTail = Span{Start: s.RawTail.End, End: d3}
-			s.RawTail = Span{Start: d2, End: d2}
-			if s.DaysTail.Empty() {
-				s.DaysTail = Span{Start: d2, End: d3}
-			} else {
-				s.DaysTail.End = d3
-			}
-		}
+	if !s.Rolled().Empty() && s.HourHead.Empty() && s.HourTail.Empty() {
+		s.complementEdges(24*time.Hour, &s.Days, &s.DaysTail, now, rawExpired)
 	}
 	return s
 }
