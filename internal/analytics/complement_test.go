@@ -142,9 +142,10 @@ func TestComplementDays(t *testing.T) {
 }
 
 // TestComplementCountsEachInstantOnce: over random windows, grains and
-// clocks, edge hours or (without hours) edge days complemented, every instant is counted once inside the window and not at all
-// outside it, the subtracted spans taken away from the parts they lie in,
-// and every subtracted span lies inside an hourly part.
+// clocks, edge hours or (without hours) edge days complemented, every
+// instant is counted once inside the window and not at all outside it, the
+// subtracted spans taken away from the parts they lie in, and every
+// subtracted span lies inside an hourly part (a daily one for edge days).
 func TestComplementCountsEachInstantOnce(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 30))
 	base := at("2026-03-01T00:00:00Z")

@@ -269,18 +269,26 @@ func windowArgs(projectID, agent string, s analytics.Segments, t tail) pgx.Stric
 		"watermark": t.watermark, "rolled_start": rolled.Start, "rolled_end": rolled.End}
 }
 
-// Complementable reports whether q may read its edge hours as the hour's
-// rollup rows minus the calls outside the window (analytics.Segments.
-// Complement): its rollups keep hourly rows of every call it sums; one
-// that keeps daily rows only may do the same with its edge days
-// (Segments.WithoutHours().ComplementDays). A tag
-// read may too: a raw call's value counts as the tag rollups count it
-// (tagValueOf: none before the back-fill reaches it; a value admitted when
-// merged stays admitted, one past the bound stays past it).
-func (q WindowQuery) Complementable() bool { return q.HasHourlyRows() }
+// ComplementEdges has q read its window's partial edges the way that reads
+// fewer calls, now being the clock and rawExpired the raw calls' retention
+// cutoff (nil: none): its edge hours as the hour's rollup rows less the
+// calls outside the window where its rollups keep hourly rows
+// (analytics.Segments.Complement), its edge days so where they keep daily
+// rows only (WithoutHours().ComplementDays). A tag read too: a raw call's
+// value counts as the tag rollups count it (tagValueOf: none before the
+// back-fill reaches it; a value admitted when merged stays admitted, one
+// past the bound stays past it).
+func (q WindowQuery) ComplementEdges(now time.Time, rawExpired *time.Time) WindowQuery {
+	if q.HasHourlyRows() {
+		q.Segments = q.Segments.Complement(now, rawExpired)
+	} else {
+		q.Segments = q.Segments.WithoutHours().ComplementDays(now, rawExpired)
+	}
+	return q
+}
 
 func readWindow(ctx context.Context, tx rowsQuerier, q WindowQuery, t tail) (WindowResult, error) {
-	if !q.Complementable() && !(q.Segments.MinusHead.Empty() && q.Segments.MinusTail.Empty()) &&
+	if !q.HasHourlyRows() && !(q.Segments.MinusHead.Empty() && q.Segments.MinusTail.Empty()) &&
 		!(q.Segments.HourHead.Empty() && q.Segments.HourTail.Empty()) {
 		return WindowResult{}, fmt.Errorf("analytics: a read by %q narrowed to agent %q subtracts from hourly rows it has not",
 			q.Dim, q.AgentName)

@@ -68,13 +68,12 @@ func expectByTag(events map[string]event.Event, teams map[string]string, dim, on
 
 // readTagWindow reads q over [from, to) (day grain) as sums per key, its
 // partial edge hours raw and, in the same snapshot, the cheaper way round
-// with the clock at to (analytics.Segments.Complement), and fails unless
+// with the clock at to (WindowQuery.ComplementEdges), and fails unless
 // both agree.
 func readTagWindow(t *testing.T, db *postgres.DB, q postgres.WindowQuery, from, to time.Time) map[string]analytics.Sums {
 	t.Helper()
 	q.Segments = analytics.Decompose(analytics.Span{Start: from, End: to}, analytics.Day)
-	c := q
-	c.Segments = q.Segments.Complement(to, nil)
+	c := q.ComplementEdges(to, nil)
 	res, err := db.ReadWindows(context.Background(), q, c)
 	if err != nil {
 		t.Fatalf("%+v: %v", q, err)

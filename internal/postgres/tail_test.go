@@ -27,17 +27,9 @@ type edgesFor func(postgres.WindowQuery) postgres.WindowQuery
 func rawEdges(q postgres.WindowQuery) postgres.WindowQuery { return q }
 
 // complementedAt reads them the cheaper way round at clock now
-// (analytics.Segments.Complement), or the edge days of a read without
-// hourly rows (ComplementDays).
+// (WindowQuery.ComplementEdges).
 func complementedAt(now time.Time) edgesFor {
-	return func(q postgres.WindowQuery) postgres.WindowQuery {
-		if q.Complementable() {
-			q.Segments = q.Segments.Complement(now, nil)
-		} else {
-			q.Segments = q.Segments.WithoutHours().ComplementDays(now, nil)
-		}
-		return q
-	}
+	return func(q postgres.WindowQuery) postgres.WindowQuery { return q.ComplementEdges(now, nil) }
 }
 
 // complementEnds are the ends of the windows checkReports reads with their

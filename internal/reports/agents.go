@@ -109,7 +109,7 @@ func (rs *Reports) AgentView(ctx context.Context, project, agent string, tag Tag
 	prev := keep(analytics.Span{Start: w.Start.Add(-rng.Duration()), End: w.Start})
 	qs := agentQueries(project, agent, tag, rng, w, prev)
 	for i := range qs {
-		qs[i] = complement(qs[i], rs.Now(), raw)
+		qs[i] = qs[i].ComplementEdges(rs.Now(), raw)
 	}
 	// The run totals and the breaches do not depend on the spend read: they
 	// are read beside it, on other connections.

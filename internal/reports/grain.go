@@ -67,21 +67,9 @@ func (p Params) ByKey(dim string, limit int) postgres.WindowQuery {
 	case dim == "user":
 		grain = analytics.Week
 	}
-	return complement(postgres.WindowQuery{ProjectID: p.Project, Dim: dim, AgentName: p.Agent,
-		Segments: analytics.Decompose(p.window(dim), grain), Limit: limit, Tag: p.Tag, TagValue: p.TagValue},
-		p.Window.End, p.rawExpired)
-}
-
-// complement has q read its edge hours (its edge days, without hourly
-// rows) the way that reads fewer calls (analytics.Segments.Complement,
-// ComplementDays), now being the clock the window ends at.
-func complement(q postgres.WindowQuery, now time.Time, rawExpired *time.Time) postgres.WindowQuery {
-	if q.Complementable() {
-		q.Segments = q.Segments.Complement(now, rawExpired)
-	} else {
-		q.Segments = q.Segments.WithoutHours().ComplementDays(now, rawExpired)
-	}
-	return q
+	return postgres.WindowQuery{ProjectID: p.Project, Dim: dim, AgentName: p.Agent,
+		Segments: analytics.Decompose(p.window(dim), grain), Limit: limit, Tag: p.Tag,
+		TagValue: p.TagValue}.ComplementEdges(p.Window.End, p.rawExpired)
 }
 
 // Series is the read of the range's time buckets: 5-minute buckets from
@@ -96,9 +84,9 @@ func (p Params) Series() postgres.WindowQuery {
 	case time.Hour:
 		grain = analytics.Hour
 	}
-	return complement(postgres.WindowQuery{ProjectID: p.Project, Dim: "agent", AgentName: p.Agent,
-		Segments: analytics.Decompose(p.Window, grain), BucketWidth: width, Tag: p.Tag, TagValue: p.TagValue},
-		p.Window.End, p.rawExpired)
+	return postgres.WindowQuery{ProjectID: p.Project, Dim: "agent", AgentName: p.Agent,
+		Segments: analytics.Decompose(p.Window, grain), BucketWidth: width, Tag: p.Tag,
+		TagValue: p.TagValue}.ComplementEdges(p.Window.End, p.rawExpired)
 }
 
 // Filled is every bucket of the window, the ones points lack zero-filled.

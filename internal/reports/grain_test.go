@@ -48,7 +48,7 @@ func TestReadsChooseTheCoarsestGrainTheirWindowAllows(t *testing.T) {
 				t.Errorf("project %q agent %q, want p1 a1", q.ProjectID, q.AgentName)
 			}
 			want := analytics.Decompose(p.Window, c.grain)
-			if q.Complementable() {
+			if q.HasHourlyRows() {
 				// At 13:27 both edge hours are read from their rollup rows.
 				want = want.Complement(now, nil)
 				if c.grain != analytics.Raw && (want.MinusHead.Empty() || want.MinusTail.Empty()) {
