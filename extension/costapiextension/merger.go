@@ -47,7 +47,7 @@ func startMerger(db *postgres.DB, every time.Duration, log *zap.Logger, gate *ba
 		res, err := db.MergeRollups(ctx)
 		if err == nil {
 			// A summary the vacuum could not give now comes with the next tick.
-			_ = db.SummarizeTail(ctx)
+			_ = db.SummarizeTail(ctx, res.Span)
 		}
 		return res.Steps > 0 && behind(backlog.Rollups, busyCalls), err
 	}

@@ -32,3 +32,30 @@ func TestSpanClip(t *testing.T) {
 		})
 	}
 }
+
+func TestSpanHull(t *testing.T) {
+	at := func(h int) time.Time { return time.Date(2026, 11, 29, h, 0, 0, 0, time.UTC) }
+	sp := func(a, b int) Span { return Span{Start: at(a), End: at(b)} }
+	none := func(a int) Span { return Span{Start: at(a), End: at(a)} }
+	for _, tc := range []struct {
+		name    string
+		s, o    Span
+		want    Span
+		isEmpty bool
+	}{
+		{"inside", sp(0, 10), sp(2, 5), sp(0, 10), false},
+		{"covering", sp(2, 5), sp(0, 10), sp(0, 10), false},
+		{"apart", sp(2, 3), sp(7, 9), sp(2, 9), false},
+		{"apart the other way", sp(7, 9), sp(2, 3), sp(2, 9), false},
+		{"o empty before s", sp(4, 5), none(1), sp(4, 5), false},
+		{"s empty after o", none(8), sp(2, 3), sp(2, 3), false},
+		{"both empty", none(8), none(2), none(8), true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := tc.s.Hull(tc.o)
+			if !got.Equal(tc.want) || got.Empty() != tc.isEmpty {
+				t.Fatalf("%v.Hull(%v) = %v, want %v", tc.s, tc.o, got, tc.want)
+			}
+		})
+	}
+}

@@ -116,6 +116,24 @@ func (s Span) Clip(o Span) Span {
 	return out
 }
 
+// Hull is the smallest span holding both s and o; an empty span adds
+// nothing (the hull of two empty spans is s).
+func (s Span) Hull(o Span) Span {
+	switch {
+	case o.Empty():
+		return s
+	case s.Empty():
+		return o
+	}
+	if o.Start.Before(s.Start) {
+		s.Start = o.Start
+	}
+	if o.End.After(s.End) {
+		s.End = o.End
+	}
+	return s
+}
+
 // Equal reports whether s and o read the same sources over the same spans.
 func (s Segments) Equal(o Segments) bool {
 	a := []Span{s.RawHead, s.HourHead, s.Days, s.Weeks, s.DaysTail, s.HourTail, s.RawTail, s.MinusHead, s.MinusTail}

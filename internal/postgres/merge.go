@@ -5,8 +5,11 @@ import (
 	"context"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/llmcost/llmcost/internal/analytics"
 )
 
 // The rollups are merged from events asynchronously (docs/analytics.md):
@@ -33,15 +36,21 @@ const snapshotXmin = `SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigi
 // mergeSQL folds the events with $1 ≤ tx < $2 (except project $3's, whose
 // rollups a rebuild is about to recompute) into the rollups, moves the
 // watermark to $2 and forgets the batches logged below it, in one
-// statement. The calls are first summed per hour
-// and combination of keys (the declared tags' values among them) (the finest grain: every rollup row is a sum of
-// these), so the expansion into one row per dimension works on fewer rows.
+// statement. $4 and $5 (NULL: none) bound the events' ts by the slice's
+// logged batches, so that only the partitions holding the slice's calls
+// are read: the BRIN index on tx is read whole in every partition
+// scanned, a cost that grows with the history, not with the slice. The
+// calls are first summed per hour and combination of keys (the declared
+// tags' values among them) (the finest grain: every rollup row is a sum
+// of these), so the expansion into one row per dimension works on fewer
+// rows.
 var mergeSQL = `WITH ` + tagKeys + `, src AS (
   SELECT project_id, date_trunc('hour', ts, 'UTC') AS ts, agent_name, model, billing, user_id, session_id,
     workflow, tool_name, tags, max(ts) AS last_ts, ` + strings.Join(sumsOf("c"), ", ") + `
   FROM (SELECT ` + contribution("e") + `, ` + tagsOf("e", tagCovered) + ` AS tags
     FROM events e LEFT JOIN pt p ON p.project_id = e.project_id
-    WHERE e.tx >= $1 AND e.tx < $2 AND ($3::uuid IS NULL OR e.project_id <> $3)) c
+    WHERE e.tx >= $1 AND e.tx < $2 AND ($3::uuid IS NULL OR e.project_id <> $3)
+      AND ($4::timestamptz IS NULL OR e.ts BETWEEN $4 AND $5::timestamptz)) c
   GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9, 10
 )` + rollupUpsert() + tagUpsert(true) + agentKeysUpsert + lastSeenMerge + `, st AS (UPDATE rollup_state SET watermark = $2 RETURNING 1),
 bl AS (DELETE FROM ingest_batches WHERE tx < $2)
@@ -99,10 +108,23 @@ const batchLog = `, ib AS (
 // transaction with at least $3 calls logged between the watermark $1 and it,
 // or the horizon $2 when fewer are. A slice takes at least one batch, so
 // it always moves the watermark; its size does not grow with the backlog.
-const sliceEndSQL = `SELECT coalesce(min(tx), $2::bigint) FROM (
-  SELECT tx, sum(calls) OVER (ORDER BY tx) - calls AS before
-  FROM (SELECT tx, sum(calls) AS calls FROM ingest_batches WHERE tx >= $1 AND tx < $2 GROUP BY tx) g
-) s WHERE before >= $3`
+// With it, the first and last ts of the slice's calls as logged (NULL
+// when no batch was). Every call with tx at or above the watermark was
+// logged with its batch; a bulk load's COPY is not, and the rebuild that
+// must follow it (RebuildRollups) merges without slices or bounds.
+const sliceEndSQL = `WITH s AS (
+  SELECT coalesce(min(tx), $2::bigint) AS e FROM (
+    SELECT tx, sum(calls) OVER (ORDER BY tx) - calls AS before
+    FROM (SELECT tx, sum(calls) AS calls FROM ingest_batches WHERE tx >= $1 AND tx < $2 GROUP BY tx) g
+  ) c WHERE before >= $3
+)
+SELECT s.e, b.first, b.last FROM s CROSS JOIN LATERAL (
+  SELECT min(coalesce(min_ts, '0001-01-01 00:00:00+00')) AS first, max(coalesce(max_ts, '9999-12-30 00:00:00+00')) AS last
+  FROM ingest_batches WHERE tx >= $1 AND tx < s.e) b`
+
+// everything is the span of every call's ts: the merged span of a merge
+// without logged bounds.
+var everything = analytics.Span{Start: time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC), End: time.Date(9999, 12, 31, 0, 0, 0, 0, time.UTC)}
 
 // DefaultMergeSlice is how many calls one merge step folds at most (plus
 // the rest of the batch that crosses it): about a quarter of a second of
@@ -119,6 +141,9 @@ type MergeResult struct {
 	Watermark int64
 	// Steps is how many slices were merged, each in its own transaction.
 	Steps int
+	// Span holds the ts of every call merged (empty when none was), for
+	// SummarizeTail.
+	Span analytics.Span
 }
 
 // MergeRollups folds the events inserted before the call into the
@@ -137,7 +162,7 @@ func (db *DB) MergeRollups(ctx context.Context) (MergeResult, error) {
 	for {
 		res, err := db.MergeStep(ctx, horizon)
 		total.Groups, total.Rows, total.Steps = total.Groups+res.Groups, total.Rows+res.Rows, total.Steps+res.Steps
-		total.Watermark = max(total.Watermark, res.Watermark)
+		total.Watermark, total.Span = max(total.Watermark, res.Watermark), total.Span.Hull(res.Span)
 		if err != nil || res.Steps == 0 || res.Watermark >= horizon {
 			return total, err
 		}
@@ -199,10 +224,21 @@ func merge(ctx context.Context, tx pgx.Tx, except *string, horizon, slice int64,
 	if end <= watermark {
 		return res, nil
 	}
+	res.Span = everything
+	var first, last *time.Time
 	if slice > 0 {
-		if err := tx.QueryRow(ctx, sliceEndSQL, watermark, end, slice).Scan(&end); err != nil {
+		if err := tx.QueryRow(ctx, sliceEndSQL, watermark, end, slice).Scan(&end, &first, &last); err != nil {
 			return res, err
 		}
+		if first == nil || last == nil {
+			// Transactions that stored no call (settings, budgets, a
+			// transaction holding the xmin back): nothing to read.
+			_, err := tx.Exec(ctx, `UPDATE rollup_state SET watermark = $1`, end)
+			res.Watermark, res.Steps, res.Span = end, 1, analytics.Span{}
+			return res, err
+		}
+		// Timestamps are whole microseconds: the span ends just after the last.
+		res.Span = analytics.Span{Start: first.UTC(), End: last.UTC().Add(time.Microsecond)}
 	}
 	// Only the merge statement is planned without sorts (noSorts), in the
 	// same round trip; what the caller runs next in the transaction
@@ -210,7 +246,7 @@ func merge(ctx context.Context, tx pgx.Tx, except *string, horizon, slice int64,
 	b := &pgx.Batch{}
 	b.Queue(noSorts)
 	var moved int64
-	b.Queue(mergeSQL, watermark, end, except).QueryRow(func(row pgx.Row) error {
+	b.Queue(mergeSQL, watermark, end, except, first, last).QueryRow(func(row pgx.Row) error {
 		return row.Scan(&res.Groups, &res.Rows, &moved)
 	})
 	b.Queue(sortsAgain)
@@ -259,30 +295,6 @@ func (db *DB) MergedTo(ctx context.Context, horizon int64) (bool, error) {
 	err := db.Pool.QueryRow(ctx, `SELECT watermark FROM rollup_state`).Scan(&watermark)
 	return watermark >= horizon, translate(err, "rollups")
 }
-
-// SummarizeTail summarizes the events' BRIN ranges filled since the last
-// call, so the tail reads (reports, the merger) skip them by their summary
-// instead of reading every page of an unsummarized range. Autovacuum does
-// the same, but only every minute or so. It gives up at once when a vacuum
-// holds the table (the lock it needs conflicts), which then summarizes
-// them itself.
-func (db *DB) SummarizeTail(ctx context.Context) error {
-	err := pgx.BeginFunc(ctx, db.Pool, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, `SET LOCAL lock_timeout = '20ms'`); err != nil {
-			return err
-		}
-		// events_tx_brin is a partitioned index: each partition's BRIN
-		// index is summarized on its own.
-		_, err := tx.Exec(ctx, summarizeTailSQL)
-		return err
-	})
-	return translate(err, "events")
-}
-
-// summarizeTailSQL summarizes the new ranges of every partition's BRIN
-// index on tx, and answers how many ranges it summarized.
-const summarizeTailSQL = `SELECT coalesce(sum(brin_summarize_new_values(i.inhrelid::regclass)), 0)::bigint
-FROM pg_inherits i WHERE i.inhparent = 'events_tx_brin'::regclass`
 
 // TailEvents counts a project's events not yet merged into the rollups.
 func (db *DB) TailEvents(ctx context.Context, projectID string) (int64, error) {

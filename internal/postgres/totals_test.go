@@ -127,10 +127,12 @@ func TestUpgradeRepairsAPoisonedProject(t *testing.T) {
 DELETE FROM schema_migrations WHERE version = 26`); err != nil {
 		t.Fatal(err)
 	}
-	// What main stored: the call, its clamped cost, the counter at its maximum.
-	if _, err := db.Pool.Exec(ctx, `INSERT INTO events (project_id, event_id, ts, agent_name, model, input_tokens,
+	// What main stored: the call, its clamped cost, the counter at its
+	// maximum; the call logged as migration 0027 logs the tail it finds.
+	if _, err := db.Pool.Exec(ctx, `WITH e AS (INSERT INTO events (project_id, event_id, ts, agent_name, model, input_tokens,
   output_tokens, total_tokens, cost_nano, catalogue_cost_nano, priced, trace_id, workflow)
-VALUES ($1, 'absurd', $2, 'a', 'gpt-4o', 9007199254740991, 0, 9007199254740991, $3, $3, true, 't', 'w')`,
+VALUES ($1, 'absurd', $2, 'a', 'gpt-4o', 9007199254740991, 0, 9007199254740991, $3, $3, true, 't', 'w') RETURNING tx, project_id)
+INSERT INTO ingest_batches (tx, project_id, calls) SELECT tx, project_id, 1 FROM e`,
 		p, now, int64(math.MaxInt64)); err != nil {
 		t.Fatal(err)
 	}
