@@ -5,10 +5,16 @@ import (
 	"time"
 )
 
-func TestSpanClip(t *testing.T) {
+// sp is the span from hour a to hour b of a day; none(a) is the empty
+// span at hour a.
+func sp(a, b int) Span {
 	at := func(h int) time.Time { return time.Date(2026, 11, 29, h, 0, 0, 0, time.UTC) }
-	sp := func(a, b int) Span { return Span{Start: at(a), End: at(b)} }
-	none := func(a int) Span { return Span{Start: at(a), End: at(a)} }
+	return Span{Start: at(a), End: at(b)}
+}
+
+func none(a int) Span { return sp(a, a) }
+
+func TestSpanClip(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		s, o    Span
@@ -34,9 +40,6 @@ func TestSpanClip(t *testing.T) {
 }
 
 func TestSpanHull(t *testing.T) {
-	at := func(h int) time.Time { return time.Date(2026, 11, 29, h, 0, 0, 0, time.UTC) }
-	sp := func(a, b int) Span { return Span{Start: at(a), End: at(b)} }
-	none := func(a int) Span { return Span{Start: at(a), End: at(a)} }
 	for _, tc := range []struct {
 		name    string
 		s, o    Span
