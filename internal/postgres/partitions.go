@@ -157,12 +157,14 @@ type EventPartition struct {
 
 // eventPartitionsSQL lists events' partitions and their bounds, read
 // back from PostgreSQL's text of each (in the session's time zone, which
-// the cast understands): NULL for MINVALUE and for DEFAULT.
+// the cast understands): NULL for MINVALUE and for DEFAULT. pg_get_expr is
+// not told the partition: it would open, and lock, each one, and wait
+// behind a partition being dropped (the bounds name no column).
 const eventPartitionsSQL = `SELECT c.relname,
   (regexp_match(b, 'FROM \(''([^'']+)''\)'))[1]::timestamptz,
   (regexp_match(b, 'TO \(''([^'']+)''\)'))[1]::timestamptz
 FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
-CROSS JOIN LATERAL pg_get_expr(c.relpartbound, c.oid) AS b
+CROSS JOIN LATERAL pg_get_expr(c.relpartbound, 0) AS b
 WHERE i.inhparent = 'events'::regclass ORDER BY 1`
 
 // EventPartitions lists events' partitions, in name order.

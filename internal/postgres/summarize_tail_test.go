@@ -58,8 +58,8 @@ FROM pg_inherits i WHERE i.inhparent = 'events_tx_brin'::regclass AND ($1 = '' O
 // the partitions merged or still in the tail: with an old month's
 // partition locked by another transaction (which blocks any statement
 // that opens it), mid-month calls of this month are merged and summarized
-// within the test's bound; a summary of that month's merged span
-// summarizes its ranges. The rollups equal a Go sum over both months'
+// and the partitions listed within the test's bound; a summary of that
+// month's merged span summarizes its ranges. The rollups equal a Go sum over both months'
 // calls.
 func TestMergeAndSummaryReadTheirMonthsOnly(t *testing.T) {
 	db := openDB(t)
@@ -125,6 +125,9 @@ func TestMergeAndSummaryReadTheirMonthsOnly(t *testing.T) {
 	}
 	if err := db.SummarizeTail(bounded, res.Span); err != nil {
 		t.Fatalf("summarizing this month's calls beside a locked old month: %v", err)
+	}
+	if parts, err := db.EventPartitions(bounded); err != nil || len(parts) < 3 {
+		t.Fatalf("listing the partitions beside a locked old month: %v, %v", parts, err)
 	}
 	if err := lock.Rollback(ctx); err != nil {
 		t.Fatal(err)
