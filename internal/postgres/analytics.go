@@ -185,13 +185,12 @@ type tail struct {
 func (t tail) rolled(s analytics.Segments) analytics.Span { return s.Rolled().Clip(t.span) }
 
 // snapshotSQL reads, in a read's snapshot, the watermark and the time span
-// of the project's calls above it (ingest_batches, migration 0036; a row
-// logged before it has no bounds and counts as unbounded). The planner
+// of the project's calls above it (ingest_batches, loggedSpan). The planner
 // plans every later statement for its values (custom plans): a generic
 // plan guesses a third of the events for the tail.
 const snapshotSQL = `SELECT set_config('plan_cache_mode', 'force_custom_plan', true), s.watermark, b.first, b.last
 FROM rollup_state s CROSS JOIN LATERAL (
-  SELECT min(coalesce(min_ts, '0001-01-01 00:00:00+00')) AS first, max(coalesce(max_ts, '9999-12-30 00:00:00+00')) AS last
+  SELECT ` + loggedSpan + `
   FROM ingest_batches WHERE project_id = $1 AND tx >= s.watermark) b`
 
 // readSnapshot runs read of project in one REPEATABLE READ read-only

@@ -104,6 +104,11 @@ const batchLog = `, ib AS (
   SELECT project_id, count(*), min(ts), max(ts) FROM ev GROUP BY project_id
 )`
 
+// loggedSpan (a select list over ingest_batches rows) is the first and
+// last ts of the rows' calls, as first and last; a row logged before
+// migration 0036 has no bounds and counts as unbounded.
+const loggedSpan = `min(coalesce(min_ts, '0001-01-01 00:00:00+00')) AS first, max(coalesce(max_ts, '9999-12-30 00:00:00+00')) AS last`
+
 // sliceEndSQL is where the next slice of the tail ends: the first logged
 // transaction with at least $3 calls logged between the watermark $1 and it,
 // or the horizon $2 when fewer are. A slice takes at least one batch, so
@@ -119,7 +124,7 @@ const sliceEndSQL = `WITH s AS (
   ) c WHERE before >= $3
 )
 SELECT s.e, b.first, b.last FROM s CROSS JOIN LATERAL (
-  SELECT min(coalesce(min_ts, '0001-01-01 00:00:00+00')) AS first, max(coalesce(max_ts, '9999-12-30 00:00:00+00')) AS last
+  SELECT ` + loggedSpan + `
   FROM ingest_batches WHERE tx >= $1 AND tx < s.e) b`
 
 // everything is the span of every call's ts: the merged span of a merge

@@ -155,16 +155,19 @@ type EventPartition struct {
 	From, To time.Time
 }
 
-// eventPartitionsSQL lists events' partitions and their bounds, read
-// back from PostgreSQL's text of each (in the session's time zone, which
-// the cast understands): NULL for MINVALUE and for DEFAULT. pg_get_expr is
-// not told the partition: it would open, and lock, each one, and wait
-// behind a partition being dropped (the bounds name no column).
-const eventPartitionsSQL = `SELECT c.relname,
-  (regexp_match(b, 'FROM \(''([^'']+)''\)'))[1]::timestamptz,
-  (regexp_match(b, 'TO \(''([^'']+)''\)'))[1]::timestamptz
+// partitionBounds (a select list) are a partition's bounds, lo and hi,
+// read back from PostgreSQL's text of them, pb (in the session's time
+// zone, which the cast understands): NULL for MINVALUE, MAXVALUE and
+// DEFAULT. The text comes from pg_get_expr(relpartbound, 0): told the
+// partition, it would open, and lock, each one, and wait behind a
+// partition being dropped (the bounds name no column).
+const partitionBounds = `(regexp_match(pb, 'FROM \(''([^'']+)''\)'))[1]::timestamptz AS lo,
+  (regexp_match(pb, 'TO \(''([^'']+)''\)'))[1]::timestamptz AS hi`
+
+// eventPartitionsSQL lists events' partitions and their bounds.
+const eventPartitionsSQL = `SELECT c.relname, ` + partitionBounds + `
 FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
-CROSS JOIN LATERAL pg_get_expr(c.relpartbound, 0) AS b
+CROSS JOIN LATERAL pg_get_expr(c.relpartbound, 0) AS pb
 WHERE i.inhparent = 'events'::regclass ORDER BY 1`
 
 // EventPartitions lists events' partitions, in name order.

@@ -40,17 +40,12 @@ func (db *DB) SummarizeTail(ctx context.Context, merged analytics.Span) error {
 // partition of events that overlaps [$1, $2) (NULL: no span) or the
 // unmerged tail's logged span, and of DEFAULT, and answers how many ranges
 // it summarized. events_tx_brin is a partitioned index: each partition's
-// BRIN index is summarized on its own. A partition's bounds are read back
-// from PostgreSQL's text of them, as EventPartitions does (NULL for
-// MINVALUE and MAXVALUE), without naming the partition to pg_get_expr:
-// it would open, and so lock, every partition (the bounds name no column).
+// BRIN index is summarized on its own; partitionBounds reads each
+// partition's bounds without opening it.
 const summarizeTailSQL = `WITH tail AS (
-  SELECT min(coalesce(b.min_ts, '0001-01-01 00:00:00+00')) AS first, max(coalesce(b.max_ts, '9999-12-30 00:00:00+00')) AS last
-  FROM ingest_batches b WHERE b.tx >= (SELECT watermark FROM rollup_state)
+  SELECT ` + loggedSpan + ` FROM ingest_batches WHERE tx >= (SELECT watermark FROM rollup_state)
 ), parts AS (
-  SELECT i.inhrelid AS idx, pb = 'DEFAULT' AS dflt,
-    (regexp_match(pb, 'FROM \(''([^'']+)''\)'))[1]::timestamptz AS f,
-    (regexp_match(pb, 'TO \(''([^'']+)''\)'))[1]::timestamptz AS t
+  SELECT i.inhrelid AS idx, pb = 'DEFAULT' AS dflt, ` + partitionBounds + `
   FROM pg_inherits i JOIN pg_index x ON x.indexrelid = i.inhrelid JOIN pg_class c ON c.oid = x.indrelid
   CROSS JOIN LATERAL pg_get_expr(c.relpartbound, 0) AS pb
   WHERE i.inhparent = 'events_tx_brin'::regclass
@@ -58,5 +53,5 @@ const summarizeTailSQL = `WITH tail AS (
 SELECT coalesce(sum(brin_summarize_new_values(p.idx::regclass)), 0)::bigint
 FROM parts p, tail
 WHERE p.dflt
-  OR ((p.f IS NULL OR p.f < $2::timestamptz) AND (p.t IS NULL OR p.t > $1::timestamptz))
-  OR ((p.f IS NULL OR p.f <= tail.last) AND (p.t IS NULL OR p.t > tail.first))`
+  OR ((p.lo IS NULL OR p.lo < $2::timestamptz) AND (p.hi IS NULL OR p.hi > $1::timestamptz))
+  OR ((p.lo IS NULL OR p.lo <= tail.last) AND (p.hi IS NULL OR p.hi > tail.first))`
