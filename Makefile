@@ -7,7 +7,7 @@ GO      ?= go
 BIN     := bin/llmcost
 CONFIG  ?= collector-config.yaml
 
-.PHONY: help generate build postgres run test fuzz lint screenshots bench bench-runs bench-edges bench-merge-history validate tidy price-check
+.PHONY: help generate build postgres run test fuzz lint screenshots bench bench-runs bench-edges bench-agent-edges bench-merge-history validate tidy price-check
 
 # Native Go fuzz targets, as package:target. make test runs each for
 # FUZZTIME (a smoke run); make fuzz for FUZZLONG. Their seed corpus is
@@ -83,6 +83,10 @@ bench-runs: ## run reports at scale: seeds LLMCOST_BENCH_RUNS runs (default 1000
 bench-edges: ## a 24h window's spend reads with the edge hours raw and the cheaper way round, alternately, at live-traffic density
 	@scripts/ensure-postgres --tests
 	$(GO) test -count=1 -run '^$$' -bench BenchmarkEdgeHours -benchtime 1x -timeout 30m ./internal/postgres/
+
+bench-agent-edges: ## reads narrowed to one agent at three clocks of the day: edge days (before per-agent hours) and edge hours, alternately
+	@scripts/ensure-postgres --tests
+	$(GO) test -count=1 -run '^$$' -bench BenchmarkAgentEdges -benchtime 1x -timeout 30m ./internal/postgres/
 
 bench-merge-history: ## the merger under live traffic beside 24 months of history and without, alternately (pages and times)
 	@scripts/ensure-postgres --tests

@@ -21,15 +21,17 @@ import "time"
 // as it is.
 func (s Segments) Complement(now time.Time, rawExpired *time.Time) Segments {
 	if !s.Rolled().Empty() {
-		s.complementEdges(time.Hour, &s.HourHead, &s.HourTail, now, rawExpired)
+		s.complementEdges(now, rawExpired)
 	}
 	return s
 }
 
-// complementEdges takes each raw edge the cheaper way round at grain unit
-// (an hour or a day): head and tail are the parts of that grain the edge
-// joins when complemented, grown over the edge's whole unit.
-func (s *Segments) complementEdges(unit time.Duration, head, tail *Span, now time.Time, rawExpired *time.Time) {
+// complementEdges takes each raw edge the cheaper way round: complemented,
+// it joins the hourly part beside it (HourHead, HourTail), grown over the
+// edge's whole hour.
+func (s *Segments) complementEdges(now time.Time, rawExpired *time.Time) {
+	const unit = time.Hour
+	head, tail := &s.HourHead, &s.HourTail
 	if !s.RawHead.Empty() {
 		u1 := s.RawHead.End
 		u0 := u1.Add(-unit)
@@ -66,28 +68,4 @@ func callMinutes(start, end, now time.Time) time.Duration {
 		end = now
 	}
 	return max(0, end.Sub(start))
-}
-
-// WithoutHours moves s's hourly parts to its raw edges, for a read whose
-// rollups keep no hourly rows (but daily ones): its partial first and last
-// days are read raw.
-func (s Segments) WithoutHours() Segments {
-	if !s.HourHead.Empty() {
-		s.RawHead.End, s.HourHead = s.HourHead.End, Span{}
-	}
-	if !s.HourTail.Empty() {
-		s.RawTail.Start, s.HourTail = s.HourTail.Start, Span{}
-	}
-	return s
-}
-
-// ComplementDays is Complement for a read without hourly rows (s as
-// WithoutHours leaves it, with whole days): a partial edge day is either
-// its part inside the window read raw, or the day's rollup rows less the
-// calls of its part outside, whichever holds fewer hours of calls.
-func (s Segments) ComplementDays(now time.Time, rawExpired *time.Time) Segments {
-	if !s.Rolled().Empty() && s.HourHead.Empty() && s.HourTail.Empty() {
-		s.complementEdges(24*time.Hour, &s.Days, &s.DaysTail, now, rawExpired)
-	}
-	return s
 }

@@ -89,63 +89,11 @@ func TestComplement(t *testing.T) {
 	}
 }
 
-func TestComplementDays(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		w    Span
-		g    Grain
-		now  time.Time
-		want Segments
-	}{
-		{"7d early in the day: both edge days from the day rows", span("2026-03-01T03:10:00Z", "2026-03-08T03:10:00Z"), Day,
-			at("2026-03-08T03:10:00Z"),
-			Segments{RawHead: span("2026-03-01T00:00:00Z", "2026-03-01T00:00:00Z"),
-				Days:      span("2026-03-01T00:00:00Z", "2026-03-08T00:00:00Z"),
-				DaysTail:  span("2026-03-08T00:00:00Z", "2026-03-09T00:00:00Z"),
-				RawTail:   span("2026-03-08T00:00:00Z", "2026-03-08T00:00:00Z"),
-				MinusHead: span("2026-03-01T00:00:00Z", "2026-03-01T03:10:00Z"),
-				MinusTail: span("2026-03-08T03:10:00Z", "2026-03-09T00:00:00Z")}},
-		{"7d late in the day: the head day stays raw", span("2026-03-01T20:50:00Z", "2026-03-08T20:50:00Z"), Day,
-			at("2026-03-08T20:50:00Z"),
-			Segments{RawHead: span("2026-03-01T20:50:00Z", "2026-03-02T00:00:00Z"),
-				Days:      span("2026-03-02T00:00:00Z", "2026-03-08T00:00:00Z"),
-				DaysTail:  span("2026-03-08T00:00:00Z", "2026-03-09T00:00:00Z"),
-				RawTail:   span("2026-03-08T00:00:00Z", "2026-03-08T00:00:00Z"),
-				MinusTail: span("2026-03-08T20:50:00Z", "2026-03-09T00:00:00Z")}},
-		{"90d of users: the days beside the weeks", span("2026-01-01T03:10:00Z", "2026-04-01T10:07:30Z"), Week,
-			at("2026-04-01T10:07:30Z"),
-			Segments{RawHead: span("2026-01-01T00:00:00Z", "2026-01-01T00:00:00Z"),
-				Days:      span("2026-01-01T00:00:00Z", "2026-01-05T00:00:00Z"),
-				Weeks:     span("2026-01-05T00:00:00Z", "2026-03-30T00:00:00Z"),
-				DaysTail:  span("2026-03-30T00:00:00Z", "2026-04-02T00:00:00Z"),
-				RawTail:   span("2026-04-01T00:00:00Z", "2026-04-01T00:00:00Z"),
-				MinusHead: span("2026-01-01T00:00:00Z", "2026-01-01T03:10:00Z"),
-				MinusTail: span("2026-04-01T10:07:30Z", "2026-04-02T00:00:00Z")}},
-		{"no whole day: raw as it is", span("2026-03-01T03:10:00Z", "2026-03-02T03:10:00Z"), Day,
-			at("2026-03-02T03:10:00Z"),
-			Segments{RawHead: span("2026-03-01T03:10:00Z", "2026-03-02T03:00:00Z"),
-				RawTail: span("2026-03-02T03:00:00Z", "2026-03-02T03:10:00Z")}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			if got := Decompose(tc.w, tc.g).WithoutHours().ComplementDays(tc.now, nil); got != tc.want {
-				t.Fatalf("got  %+v\nwant %+v", got, tc.want)
-			}
-		})
-	}
-	// The calls of the head day before the start expired: it stays raw.
-	expired := at("2026-03-01T02:00:00Z")
-	s := Decompose(span("2026-03-01T03:10:00Z", "2026-03-08T03:10:00Z"), Day).WithoutHours().
-		ComplementDays(at("2026-03-08T03:10:00Z"), &expired)
-	if !s.MinusHead.Empty() || !s.RawHead.Equal(span("2026-03-01T03:10:00Z", "2026-03-02T00:00:00Z")) {
-		t.Fatalf("head with expired calls before it: %+v", s)
-	}
-}
-
 // TestComplementCountsEachInstantOnce: over random windows, grains and
-// clocks, edge hours or (without hours) edge days complemented, every
-// instant is counted once inside the window and not at all outside it, the
-// subtracted spans taken away from the parts they lie in, and every
-// subtracted span lies inside an hourly part (a daily one for edge days).
+// clocks, edge hours complemented, every instant is counted once inside
+// the window and not at all outside it, the subtracted spans taken away
+// from the parts they lie in, and every subtracted span lies inside an
+// hourly part.
 func TestComplementCountsEachInstantOnce(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 30))
 	base := at("2026-03-01T00:00:00Z")
@@ -161,19 +109,12 @@ func TestComplementCountsEachInstantOnce(t *testing.T) {
 		now := w.End.Add(time.Duration(rng.Int64N(int64(3*time.Hour))) - time.Hour)
 		g := Grain(rng.IntN(4))
 		s := Decompose(w, g).Complement(now, nil)
-		days := rng.IntN(2) == 0
-		if days {
-			s = Decompose(w, g).WithoutHours().ComplementDays(now, nil)
-		}
 		for _, m := range []Span{s.MinusHead, s.MinusTail} {
 			if m.Empty() {
 				continue
 			}
-			if n := in(s.HourHead, m.Start) + in(s.HourTail, m.Start); !days && n == 0 {
+			if n := in(s.HourHead, m.Start) + in(s.HourTail, m.Start); n == 0 {
 				t.Fatalf("%v at %v: subtracted %v outside the hourly parts %+v", w, g, m, s)
-			}
-			if n := in(s.Days, m.Start) + in(s.DaysTail, m.Start); days && n == 0 {
-				t.Fatalf("%v at %v: subtracted %v outside the daily parts %+v", w, g, m, s)
 			}
 		}
 		for range 50 {

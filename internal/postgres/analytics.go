@@ -98,9 +98,10 @@ type WindowQuery struct {
 	BucketWidth time.Duration
 	// Limit caps a by-key read after sorting (0: every key).
 	Limit int
-	// PerAgent reads every agent's rows of Dim (model only: the dimension
-	// with hourly per-agent rows), keyed "agent\x1fkey" (SplitAgentKey),
-	// unordered and unlimited (AllCostNano stays 0): the caller sorts.
+	// PerAgent reads every agent's rows of Dim (model only: the one whose
+	// per-agent hourly rows go back as far as its others), keyed
+	// "agent\x1fkey" (SplitAgentKey), unordered and unlimited (AllCostNano
+	// stays 0): the caller sorts.
 	PerAgent bool
 	// KeyBuckets groups by key and time bucket of BucketWidth (KeyPoints).
 	KeyBuckets bool
@@ -142,7 +143,7 @@ func (db *DB) ReadWindows(ctx context.Context, qs ...WindowQuery) ([]WindowResul
 			return nil, apierr.Newf(apierr.NotFound, "no analytics dimension %q", q.Dim)
 		}
 		if q.PerAgent && q.Dim != "model" {
-			return nil, fmt.Errorf("analytics: a per-agent read of %q: only model has hourly per-agent rows", q.Dim)
+			return nil, fmt.Errorf("analytics: a per-agent read of %q: only model is read per agent", q.Dim)
 		}
 		if (q.Tag != "" || IsTagDim(q.Dim)) && (q.AgentName != "" || q.PerAgent || (q.Tag != "" && IsTagDim(q.Dim))) {
 			return nil, apierr.New(apierr.ValidationFailed,
@@ -221,34 +222,25 @@ type rowsQuerier interface {
 	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
 }
 
-// HasHourlyRows reports whether the rollups q reads keep hourly rows: all
-// but a read narrowed to one agent by a dimension other than agent and
-// model, whose per-agent rows are daily only, so its partial first and
-// last days are read from events (segmentsFor).
-func (q WindowQuery) HasHourlyRows() bool {
+// HoursOutliveCalls reports whether the rollups q reads keep hourly rows
+// for hours whose raw calls have expired: all but a read narrowed to one
+// agent by a dimension other than agent and model, whose per-agent hourly
+// rows migration 0045 added only for the calls still stored then (the
+// merger has written them since). Such a read that reaches before the raw
+// cutoff starts at its whole day (reports.Params), where daily rows exist.
+func (q WindowQuery) HoursOutliveCalls() bool {
 	return q.Tag != "" || IsTagDim(q.Dim) || q.AgentName == "" || q.Dim == "agent" || q.Dim == "model"
 }
 
-// segmentsFor moves the hourly parts of a window to the raw parts when the
-// read has no hourly rollups: per-agent rows are daily only (but for the
-// model dimension, migration 0013), so a report by billing, user, session,
-// workflow or tool narrowed to one agent reads that agent's edge hours
-// from events.
-//
-// Only the user dimension has weekly rows: for any other, whole weeks are
-// read as days.
-//
-// The tag rollups have no weekly rows, and hourly rows of every dimension.
+// segmentsFor reads whole weeks as days for every dimension but user, the
+// only one with weekly rows; the tag rollups have none.
 func segmentsFor(q WindowQuery) analytics.Segments {
 	s := q.Segments
 	tagged := q.Tag != "" || IsTagDim(q.Dim)
 	if (q.Dim != "user" || tagged) && !s.Weeks.Empty() {
 		s.Days.End, s.Weeks, s.DaysTail = s.DaysTail.End, analytics.Span{}, analytics.Span{}
 	}
-	if q.HasHourlyRows() {
-		return s
-	}
-	return s.WithoutHours()
+	return s
 }
 
 // windowArgs are the parameters of window.sql but the dimension (@dim, or
@@ -268,30 +260,19 @@ func windowArgs(projectID, agent string, s analytics.Segments, t tail) pgx.Stric
 		"watermark": t.watermark, "rolled_start": rolled.Start, "rolled_end": rolled.End}
 }
 
-// ComplementEdges has q read its window's partial edges the way that reads
-// fewer calls, now being the clock and rawExpired the raw calls' retention
-// cutoff (nil: none): its edge hours as the hour's rollup rows less the
-// calls outside the window where its rollups keep hourly rows
-// (analytics.Segments.Complement), its edge days so where they keep daily
-// rows only (WithoutHours().ComplementDays). A tag read too: a raw call's
-// value counts as the tag rollups count it (tagValueOf: none before the
-// back-fill reaches it; a value admitted when merged stays admitted, one
-// past the bound stays past it).
+// ComplementEdges has q read its window's partial edge hours the way that
+// reads fewer calls (analytics.Segments.Complement), now being the clock
+// and rawExpired the raw calls' retention cutoff (nil: none): the hour's
+// rollup rows less the calls outside the window, or the part inside read
+// raw. A tag read too: a raw call's value counts as the tag rollups count
+// it (tagValueOf: none before the back-fill reaches it; a value admitted
+// when merged stays admitted, one past the bound stays past it).
 func (q WindowQuery) ComplementEdges(now time.Time, rawExpired *time.Time) WindowQuery {
-	if q.HasHourlyRows() {
-		q.Segments = q.Segments.Complement(now, rawExpired)
-	} else {
-		q.Segments = q.Segments.WithoutHours().ComplementDays(now, rawExpired)
-	}
+	q.Segments = q.Segments.Complement(now, rawExpired)
 	return q
 }
 
 func readWindow(ctx context.Context, tx rowsQuerier, q WindowQuery, t tail) (WindowResult, error) {
-	if !q.HasHourlyRows() && !(q.Segments.MinusHead.Empty() && q.Segments.MinusTail.Empty()) &&
-		!(q.Segments.HourHead.Empty() && q.Segments.HourTail.Empty()) {
-		return WindowResult{}, fmt.Errorf("analytics: a read by %q narrowed to agent %q subtracts from hourly rows it has not",
-			q.Dim, q.AgentName)
-	}
 	s := segmentsFor(q)
 	args := windowArgs(q.ProjectID, q.AgentName, s, t)
 	args["dim"] = q.Dim

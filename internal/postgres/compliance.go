@@ -58,7 +58,7 @@ const complianceUsageSQL = `SELECT agent_name, dim, key, bucket, sum(calls)::big
 // complianceRaw selects the events (alias e) read raw: the tail within
 // the whole days [@days_start, @days_end), and every call of the partial
 // days at the window's edges, [@from, @days_start) and [@days_end, @to),
-// which the daily rollups cannot cut (per-agent tool rows are daily only).
+// which the daily rollups cannot cut (this read takes no hourly rows).
 const complianceRaw = `((e.tx >= @watermark AND e.ts >= @tail_start AND e.ts < @tail_end)
     OR (e.ts >= @from AND e.ts < @days_start) OR (e.ts >= @days_end AND e.ts < @to))`
 

@@ -21,9 +21,10 @@ import (
 // one merge and the summary after it (timed). It prints their p50 and p95
 // and the pages the BRIN indexes on tx served them per round
 // (pg_statio_user_indexes, every backend's counters flushed before and
-// after). `make bench-merge-history`.
+// after), and the rollup rows each merge upserted. `make bench-merge-history`.
 func BenchmarkMergeBesideHistory(b *testing.B) {
-	fmt.Printf("%-28s %8s %8s %20s %18s\n", "", "p50 ms", "p95 ms", "BRIN pages a round", "summaries given up")
+	fmt.Printf("%-28s %8s %8s %20s %18s %22s\n", "", "p50 ms", "p95 ms", "BRIN pages a round", "summaries given up",
+		"rollup rows a round")
 	for _, months := range []int{0, 24} {
 		b.Run(fmt.Sprintf("%dmonths", months), func(b *testing.B) { mergeBesideHistory(b, months) })
 	}
@@ -62,7 +63,7 @@ func mergeBesideHistory(b *testing.B, months int) {
 		Workflows: 30}, cat, p, now, 0).Events
 	live = slices.DeleteFunc(live, func(e event.Event) bool { return e.Timestamp.Before(this) })
 	var took []time.Duration
-	var pages int64
+	var pages, rows int64
 	missed := 0
 	for i := 0; i+4000 <= len(live); i += 4000 {
 		for j := i; j < i+4000; j += 1000 {
@@ -82,10 +83,11 @@ func mergeBesideHistory(b *testing.B, months int) {
 		}
 		took = append(took, time.Since(t))
 		pages += brinPages(b, db) - before
+		rows += res.Rows
 	}
 	slices.Sort(took)
-	fmt.Printf("%-28s %8.1f %8.1f %20d %18d\n", fmt.Sprintf("%d months of history (load %s)", months, benchdata.LoadAverage()),
-		ms(took[len(took)/2]), ms(took[len(took)*95/100]), pages/int64(len(took)), missed)
+	fmt.Printf("%-28s %8.1f %8.1f %20d %18d %22d\n", fmt.Sprintf("%d months of history (load %s)", months, benchdata.LoadAverage()),
+		ms(took[len(took)/2]), ms(took[len(took)*95/100]), pages/int64(len(took)), missed, rows/int64(len(took)))
 }
 
 // brinPages is how many pages the partitions' BRIN indexes on tx have

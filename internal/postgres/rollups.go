@@ -46,10 +46,10 @@ const weekBucket = "date_bin('7 days', ts, timestamptz '2000-01-03 00:00:00+00')
 // rollup_week (rw). The agent dimension gets
 // one row per call under the empty agent name; every other dimension two,
 // one under the call's agent and one under the empty name (all agents); a
-// NULL key adds nothing. User and session, the dimensions with many
-// keys, keep their per-agent rows daily only: an hourly row per user and
-// agent would be about one row per call, and a report narrowed to one agent
-// reads that agent's few edge-hour calls raw instead (perAgentDaily).
+// NULL key adds nothing. Every row is kept at all three grains (weekly:
+// users only), so a report narrowed to one agent reads its partial edge
+// hours as the all-agents reports do, at most half an hour of calls raw,
+// instead of up to half a day of that agent's calls (migration 0045).
 //
 // The expansion into dimensions (about 12 rows per src row) is summed per
 // hour in one hash aggregation (rk); rh takes rk's hourly rows as they are
@@ -76,20 +76,18 @@ func rollupUpsert() string {
 		return `SELECT project_id, ` + bucket + `, dim, key, agent, ` + strings.Join(sums, ", ") + `
   FROM rk ` + where + ` GROUP BY 1, 2, 3, 4, 5`
 	}
-	// hourly is part of rk's key only so that a row under the empty agent
-	// name and a per-agent row could never be summed together.
 	return `, rk AS (
-  SELECT s.project_id, date_trunc('hour', s.ts, 'UTC') AS ts, d.dim, d.key, d.agent, d.hourly, ` + strings.Join(sumsOf("s"), ", ") + `
-  FROM src s CROSS JOIN LATERAL (VALUES ('agent', s.agent_name, '', true),
-    ('model', s.model, s.agent_name, true), ('model', s.model, '', true),
-    ('billing', s.billing, s.agent_name, false), ('billing', s.billing, '', true),
-    ('user', s.user_id, s.agent_name, false), ('user', s.user_id, '', true),
-    ('session', s.session_id, s.agent_name, false), ('session', s.session_id, '', true),
-    ('workflow', s.workflow, s.agent_name, false), ('workflow', s.workflow, '', true),
-    ('tool', s.tool_name, s.agent_name, false), ('tool', s.tool_name, '', true)) AS d(dim, key, agent, hourly)
+  SELECT s.project_id, date_trunc('hour', s.ts, 'UTC') AS ts, d.dim, d.key, d.agent, ` + strings.Join(sumsOf("s"), ", ") + `
+  FROM src s CROSS JOIN LATERAL (VALUES ('agent', s.agent_name, ''),
+    ('model', s.model, s.agent_name), ('model', s.model, ''),
+    ('billing', s.billing, s.agent_name), ('billing', s.billing, ''),
+    ('user', s.user_id, s.agent_name), ('user', s.user_id, ''),
+    ('session', s.session_id, s.agent_name), ('session', s.session_id, ''),
+    ('workflow', s.workflow, s.agent_name), ('workflow', s.workflow, ''),
+    ('tool', s.tool_name, s.agent_name), ('tool', s.tool_name, '')) AS d(dim, key, agent)
   WHERE d.key IS NOT NULL
-  GROUP BY 1, 2, 3, 4, 5, 6
-), rh AS (` + upsert("rollup_hour", `SELECT project_id, ts, dim, key, agent, `+strings.Join(rollupSums, ", ")+` FROM rk WHERE hourly`) + `
+  GROUP BY 1, 2, 3, 4, 5
+), rh AS (` + upsert("rollup_hour", `SELECT project_id, ts, dim, key, agent, `+strings.Join(rollupSums, ", ")+` FROM rk`) + `
 ), rd AS (` + upsert("rollup_day", regroup("date_trunc('day', ts, 'UTC')", "")) + `
 ), rw AS (` + upsert("rollup_week", regroup(weekBucket, "WHERE dim = 'user'")) + `
 )` + sessionUpsert(sums)

@@ -126,9 +126,6 @@ func expectRollups(events map[string]event.Event) map[rollupKey]analytics.Sums {
 				return
 			}
 			for grain, width := range map[string]time.Duration{"hour": time.Hour, "day": 24 * time.Hour, "week": 7 * 24 * time.Hour} {
-				if grain == "hour" && agent != "" && dim != "model" {
-					continue // per-agent rows are daily (and weekly) only, but for models
-				}
 				if grain == "week" && dim != "user" {
 					continue // weekly rows are the user dimension's only
 				}
@@ -410,7 +407,7 @@ func TestRepriceKeepsRollupsEqualToEvents(t *testing.T) {
 }
 
 // TestUpgradeBackfillsRollupsAndSavings takes a database back to before
-// migrations 0005 and 0013 with events in it, migrates it again, and checks that
+// migrations 0005, 0013, 0019 and 0045 with events in it, migrates it again, and checks that
 // the rollups are filled and, after BackfillSavings, that every event's
 // cache savings and the rollups match the events.
 func TestUpgradeBackfillsRollupsAndSavings(t *testing.T) {
@@ -432,12 +429,13 @@ func TestUpgradeBackfillsRollupsAndSavings(t *testing.T) {
 DROP FUNCTION llmcost_rebuild_rollups(uuid, bigint);
 DROP TABLE agent_key_hour; DROP FUNCTION llmcost_rebuild_agent_keys(uuid, bigint);
 ALTER TABLE events DROP COLUMN read_savings_nano, DROP COLUMN write_premium_nano, DROP COLUMN tx;
-DELETE FROM schema_migrations WHERE version IN (5, 13, 19)`); err != nil {
+DELETE FROM schema_migrations WHERE version IN (5, 13, 19, 45)`); err != nil {
 		t.Fatal(err)
 	}
 	// 0005 creates the rollups, 0013 adds the agent view's columns and
-	// rebuilds, 0019 fills the agents' hourly keys.
-	if n, err := db.Migrate(ctx); err != nil || n != 3 {
+	// rebuilds, 0019 fills the agents' hourly keys, 0045 the per-agent
+	// hours of the dimensions 0013 kept daily per agent.
+	if n, err := db.Migrate(ctx); err != nil || n != 4 {
 		t.Fatalf("migrate: %d %v", n, err)
 	}
 	compareRollups(t, "after the migration", readRollups(t, db, p), expectRollups(byID(t, db, p)))

@@ -35,9 +35,10 @@ func complementedAt(now time.Time) edgesFor {
 // complementEnds are the ends of the windows checkReports reads with their
 // edges complemented: now, minute 10 and 50 of earlier hours (the head hour
 // read as its rollup rows less the minutes before the window at minute 10,
-// raw at 50), 03:10 and 20:50 of yesterday (the same with the edge days of
-// the reads without hourly rows). The tail is read as its hour (day) less
-// the part after the window, which the calls stamped later fill.
+// raw at 50), 03:10 and 20:50 of yesterday (early and late in a day, where
+// reads narrowed to one agent once took their edge days raw or as the
+// day's rows less the rest). The tail is read as its hour less the part
+// after the window, which the calls stamped later fill.
 func complementEnds(now time.Time) []time.Time {
 	h, d := now.Truncate(time.Hour), now.Truncate(24*time.Hour).Add(-24*time.Hour)
 	return []time.Time{now, h.Add(-2*time.Hour + 10*time.Minute), h.Add(-5*time.Hour + 50*time.Minute),

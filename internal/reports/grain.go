@@ -45,12 +45,12 @@ func (rs *Reports) Retain(ctx context.Context, p Params) (Params, error) {
 	return p, nil
 }
 
-// window is the window dim's read covers: p's, or, when the read's first
-// partial day is raw (no hourly rollup rows: postgres.WindowQuery's
-// HasHourlyRows) and p's start lies before the raw cutoff, p's from its
-// whole UTC day.
+// window is the window dim's read covers: p's, or, when the read's rollups
+// may lack hourly rows where the raw calls have expired (postgres.
+// WindowQuery's HoursOutliveCalls) and p's start lies before the raw
+// cutoff, p's from its whole UTC day.
 func (p Params) window(dim string) analytics.Span {
-	if (postgres.WindowQuery{Dim: dim, AgentName: p.Agent, Tag: p.Tag}).HasHourlyRows() {
+	if (postgres.WindowQuery{Dim: dim, AgentName: p.Agent, Tag: p.Tag}).HoursOutliveCalls() {
 		return p.Window
 	}
 	return analytics.Retained(p.Window, p.rawExpired, p.rollupExpired, true)
@@ -129,8 +129,7 @@ type Full struct {
 // agents the agent and model keys are one pass over the window at day
 // grain (as the agents and models reports read it), with the time series
 // in the same statement when it has that grain too (postgres.ReadFull);
-// narrowed to one agent (whose model rows are daily only) or to a tag's
-// value, they are three window reads.
+// narrowed to one agent or to a tag's value, they are three window reads.
 func (rs *Reports) Full(ctx context.Context, p Params) (Full, error) {
 	var agents []analytics.Keyed
 	var models postgres.WindowResult

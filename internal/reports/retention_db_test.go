@@ -73,6 +73,46 @@ WHERE project_id = $1 AND dim = 'agent' AND agent_name = '' AND bucket >= $2`, e
 	}
 }
 
+// A 7-day report by billing narrowed to one agent, on a database upgraded
+// to per-agent hourly rows (migration 0045) after the calls of its first
+// day had expired: those hours have daily per-agent rows only (removed
+// here, as the upgrade never wrote them), so the read starts at the whole
+// day and equals the daily rows' sum; from the whole hour it would miss
+// the first hour's call.
+func TestAgentReportBeforeTheRawCutoffStartsAtTheDay(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	start := e.now.Add(-analytics.Range7d.Duration())
+	day := start.Truncate(24 * time.Hour)
+	keepADay(t, e, day.Add(time.Minute), start.Add(5*time.Minute), e.now.Add(-30*time.Hour), e.now.Add(-2*time.Hour))
+	cutoff := e.now.Add(-24 * time.Hour)
+	for _, sql := range []string{`DELETE FROM events WHERE project_id = $1 AND ts < $2`,
+		`DELETE FROM rollup_hour WHERE project_id = $1 AND agent_name <> '' AND dim <> 'model' AND bucket < $2`} {
+		if _, err := e.db.Pool.Exec(ctx, sql, e.project, cutoff); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var calls, cost int64
+	if err := e.db.Pool.QueryRow(ctx, `SELECT sum(calls), sum(cost_nano) FROM rollup_day
+WHERE project_id = $1 AND dim = 'billing' AND agent_name = 'a' AND bucket >= $2`, e.project, day).Scan(&calls, &cost); err != nil {
+		t.Fatal(err)
+	}
+	if calls != 4 {
+		t.Fatalf("the daily rollups from %s hold %d calls, want 4", day, calls)
+	}
+	p, err := e.rs.Retain(ctx, e.rs.Params(e.project, "a", analytics.Range7d, 10))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := e.rs.ByKeys(ctx, p, 0, "billing")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := analytics.Total(res[0].Keys); got.Calls != calls || got.CostNano != cost {
+		t.Fatalf("7d by billing of agent a: %d calls, %d nano; the daily rollups: %d, %d", got.Calls, got.CostNano, calls, cost)
+	}
+}
+
 // A 24-hour report starting at minute 10 of a project keeping its calls a
 // day: its first partial hour would be cheaper read as the hour's rollup
 // rows less the ten minutes before the start, but those calls have expired

@@ -1,0 +1,163 @@
+package postgres_test
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/llmcost/llmcost/internal/analytics"
+	"github.com/llmcost/llmcost/internal/benchdata"
+	"github.com/llmcost/llmcost/internal/event"
+	"github.com/llmcost/llmcost/internal/postgres"
+	"github.com/llmcost/llmcost/internal/pricing"
+)
+
+// BenchmarkAgentEdges times the reads of a 24-hour and a 7-day window
+// narrowed to one agent by user, session, workflow, tool and billing at three clocks of
+// the day, two ways alternately, 40 times each: edge days (the way before
+// migration 0045, when those per-agent rows were daily: the smaller part
+// of each partial day raw, the rest as the day's rows less it) and edge
+// hours the cheaper way round (per-agent hourly rows). The calls are
+// bench-analytics' at its density (about 93 an hour for one of its 50
+// agents), four days of them up to the clock, as BenchmarkEdgeHours lays
+// them. The edge-day way reads a 24-hour window's calls all raw (it holds
+// no whole day) and a 7-day window's last day more the nearer the clock is
+// to noon. `make bench-agent-edges`.
+func BenchmarkAgentEdges(b *testing.B) {
+	ctx := context.Background()
+	db := openDB(b)
+	cat := pricing.Builtin()
+	agent := benchdata.AgentName(7)
+	fmt.Printf("load average %s\n", benchdata.LoadAverage())
+	day := time.Now().UTC().Truncate(24 * time.Hour).Add(-24 * time.Hour)
+	for _, clock := range []time.Duration{43 * time.Minute, 6*time.Hour + 10*time.Minute, 12 * time.Hour} {
+		p := newProject(b, db)
+		now := day.Add(clock)
+		spec := benchdata.Spec{Seed: 11, Events: 4 * 111_111, Days: 4, Agents: 50, Users: 1000, Sessions: 445, Workflows: 30}
+		for d := range spec.Days {
+			evs := benchdata.Generate(spec, cat, p, now.Add(6*time.Hour), d).Events
+			evs = slices.DeleteFunc(evs, func(e event.Event) bool { return !e.Timestamp.Before(now) })
+			for i := 0; i < len(evs); i += 5000 {
+				if _, err := db.CopyEvents(ctx, evs[i:min(i+5000, len(evs))]); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+		if err := db.RebuildRollups(ctx, p); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := db.Pool.Exec(ctx, "VACUUM (ANALYZE)"); err != nil {
+			b.Fatal(err)
+		}
+		var calls, all, models, others int64
+		if err := db.Pool.QueryRow(ctx, `SELECT (SELECT count(*) FROM events WHERE project_id = $1),
+  count(*) FILTER (WHERE agent_name = ''), count(*) FILTER (WHERE agent_name <> '' AND dim = 'model'),
+  count(*) FILTER (WHERE agent_name <> '' AND dim <> 'model') FROM rollup_hour WHERE project_id = $1`, p).
+			Scan(&calls, &all, &models, &others); err != nil {
+			b.Fatal(err)
+		}
+		fmt.Printf("\n%d calls; rollup_hour rows: %d all agents, %d per-agent model, %d per-agent other (%.2f per call)\n",
+			calls, all, models, others, float64(others)/float64(calls))
+		for _, rng := range []analytics.Range{analytics.Range24h, analytics.Range7d} {
+			w := analytics.Window(rng, now)
+			days, hours := edgeDays(analytics.Decompose(w, analytics.Day), now), analytics.Decompose(w, analytics.Day).Complement(now, nil)
+			rawDays, rawHours := agentRawCalls(b, db, p, agent, days), agentRawCalls(b, db, p, agent, hours)
+			fmt.Printf("\n%s window of agent %s ending at %s: %d of its calls read raw by edge days, %d by edge hours\n"+
+				"p50 / p95 ms, edge days | edge hours | ratio of p50s\n", rng, agent, now.Format("15:04"), rawDays, rawHours)
+			for _, dim := range []string{"user", "session", "workflow", "tool", "billing"} {
+				q := postgres.WindowQuery{ProjectID: p, Dim: dim, AgentName: agent, Limit: 10}
+				byDays, byHours := timeTwoWays(b, db, q, days, hours)
+				fmt.Printf("%-12s %6.1f / %6.1f | %6.1f / %6.1f | %.2f\n", "by/"+dim, ms(byDays[len(byDays)/2]),
+					ms(byDays[len(byDays)*95/100]), ms(byHours[len(byHours)/2]), ms(byHours[len(byHours)*95/100]),
+					float64(byHours[len(byHours)/2])/float64(byDays[len(byDays)/2]))
+			}
+		}
+	}
+}
+
+// edgeDays is how a read narrowed to one agent took s (decomposed at day
+// grain) before its per-agent rows were hourly: the edge hours raw, then
+// each partial edge day either its part inside the window raw or the
+// day's rows less the calls of its part outside, whichever held fewer
+// hours of calls (the tail's part outside counts only up to now).
+func edgeDays(s analytics.Segments, now time.Time) analytics.Segments {
+	const day = 24 * time.Hour
+	if !s.HourHead.Empty() {
+		s.RawHead.End, s.HourHead = s.HourHead.End, analytics.Span{}
+	}
+	if !s.HourTail.Empty() {
+		s.RawTail.Start, s.HourTail = s.HourTail.Start, analytics.Span{}
+	}
+	if s.Days.Empty() {
+		return s
+	}
+	if d0, d1 := s.RawHead.End.Add(-day), s.RawHead.End; !s.RawHead.Empty() && d1.Equal(s.RawHead.Start.Add(day).Truncate(day)) &&
+		s.RawHead.Start.Sub(d0) < d1.Sub(s.RawHead.Start) {
+		s.MinusHead, s.RawHead, s.Days.Start = analytics.Span{Start: d0, End: s.RawHead.Start}, analytics.Span{Start: d0, End: d0}, d0
+	}
+	if d2 := s.RawTail.Start; !s.RawTail.Empty() && d2.Equal(s.RawTail.End.Truncate(day)) {
+		d3 := d2.Add(day)
+		if callsIn(s.RawTail.End, d3, now) < callsIn(d2, s.RawTail.End, now) {
+			s.MinusTail, s.RawTail = analytics.Span{Start: s.RawTail.End, End: d3}, analytics.Span{Start: d2, End: d2}
+			s.DaysTail = analytics.Span{Start: d2, End: d3}
+		}
+	}
+	return s
+}
+
+// callsIn is how much of [start, end) lies before now, where calls can be.
+func callsIn(start, end, now time.Time) time.Duration {
+	if end.After(now) {
+		end = now
+	}
+	return max(0, end.Sub(start))
+}
+
+// agentRawCalls counts agent's calls in s's raw and subtracted spans.
+func agentRawCalls(b *testing.B, db *postgres.DB, p, agent string, s analytics.Segments) int64 {
+	var n int64
+	for _, sp := range []analytics.Span{s.RawHead, s.RawTail, s.MinusHead, s.MinusTail} {
+		var c int64
+		if err := db.Pool.QueryRow(context.Background(), `SELECT count(*) FROM events
+WHERE project_id = $1 AND agent_name = $2 AND ts >= $3 AND ts < $4`, p, agent, sp.Start, sp.End).Scan(&c); err != nil {
+			b.Fatal(err)
+		}
+		n += c
+	}
+	return n
+}
+
+// timeTwoWays reads q over a and then bs, alternately after three
+// warm-ups each, after checking that both give the same keys and sums,
+// and returns both times sorted.
+func timeTwoWays(b *testing.B, db *postgres.DB, q postgres.WindowQuery, a, bs analytics.Segments) (ta, tb []time.Duration) {
+	ctx := context.Background()
+	var first []analytics.Keyed
+	for i := range 43 {
+		for j, s := range []analytics.Segments{a, bs} {
+			q.Segments = s
+			start := time.Now()
+			res, err := db.ReadWindows(ctx, q)
+			took := time.Since(start)
+			if err != nil {
+				b.Fatal(err)
+			}
+			switch {
+			case i == 0 && j == 0:
+				first = res[0].Keys
+			case i == 0 && !slices.Equal(first, res[0].Keys):
+				b.Fatalf("by %s: edge days %+v, edge hours %+v", q.Dim, first, res[0].Keys)
+			case i < 3:
+			case j == 0:
+				ta = append(ta, took)
+			default:
+				tb = append(tb, took)
+			}
+		}
+	}
+	slices.Sort(ta)
+	slices.Sort(tb)
+	return ta, tb
+}
