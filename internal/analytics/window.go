@@ -173,10 +173,10 @@ func Buckets(w Span, width time.Duration) []time.Time {
 // rollups are gone too, moves forward to it (a UTC midnight). A start
 // before rawExpired, whose partial first hour would be read from calls
 // that are gone, moves back to its whole hour, read from the hourly
-// rollups, which outlive the calls; with wholeDay (a read whose first
-// partial day is raw: a breakdown narrowed to one agent by a dimension
-// without hourly per-agent rows), back to its whole UTC day. nil: nothing
-// expired. The window's end, now, is within every retention.
+// rollups, which outlive the calls; with wholeDay (a read whose hourly
+// rows may be missing there: a breakdown narrowed to one agent by a
+// dimension whose per-agent hours began with migration 0045), back to its
+// whole UTC day. nil: nothing expired. The window's end, now, is within every retention.
 func Retained(w Span, rawExpired, rollupExpired *time.Time, wholeDay bool) Span {
 	if rollupExpired != nil && w.Start.Before(*rollupExpired) {
 		w.Start = rollupExpired.UTC()

@@ -15,16 +15,17 @@ import (
 )
 
 // BenchmarkAgentEdges times the reads of a 24-hour and a 7-day window
-// narrowed to one agent by user, session, workflow, tool and billing at three clocks of
-// the day, two ways alternately, 40 times each: edge days (the way before
-// migration 0045, when those per-agent rows were daily: the smaller part
-// of each partial day raw, the rest as the day's rows less it) and edge
-// hours the cheaper way round (per-agent hourly rows). The calls are
-// bench-analytics' at its density (about 93 an hour for one of its 50
-// agents), four days of them up to the clock, as BenchmarkEdgeHours lays
-// them. The edge-day way reads a 24-hour window's calls all raw (it holds
-// no whole day) and a 7-day window's last day more the nearer the clock is
-// to noon. `make bench-agent-edges`.
+// narrowed to one agent by user, session, workflow, tool and billing at
+// three clocks of the day, two ways alternately, 40 times each: edge days
+// (the way before migration 0045, when those per-agent rows were daily:
+// the smaller part of each partial day raw, the rest as the day's rows
+// less it) and edge hours the cheaper way round (per-agent hourly rows).
+// The calls are bench-analytics' at its density (10 M calls in 90 days,
+// 50 agents), eight days of them up to the clock, as BenchmarkEdgeHours
+// lays them. The edge-day way reads a 24-hour window's calls all raw (it
+// holds no whole day) and a 7-day window's first day the more the nearer
+// the clock is to noon (its last day is the day's rows less the calls
+// after now: none). `make bench-agent-edges`.
 func BenchmarkAgentEdges(b *testing.B) {
 	ctx := context.Background()
 	db := openDB(b)
@@ -35,7 +36,7 @@ func BenchmarkAgentEdges(b *testing.B) {
 	for _, clock := range []time.Duration{43 * time.Minute, 6*time.Hour + 10*time.Minute, 12 * time.Hour} {
 		p := newProject(b, db)
 		now := day.Add(clock)
-		spec := benchdata.Spec{Seed: 11, Events: 4 * 111_111, Days: 4, Agents: 50, Users: 1000, Sessions: 445, Workflows: 30}
+		spec := benchdata.Spec{Seed: 11, Events: 8 * 111_111, Days: 8, Agents: 50, Users: 1000, Sessions: 890, Workflows: 30}
 		for d := range spec.Days {
 			evs := benchdata.Generate(spec, cat, p, now.Add(6*time.Hour), d).Events
 			evs = slices.DeleteFunc(evs, func(e event.Event) bool { return !e.Timestamp.Before(now) })

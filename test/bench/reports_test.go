@@ -161,28 +161,17 @@ func printTable(title string, rs []string, ts []timing) {
 func ms(d time.Duration) string { return fmt.Sprintf("%.1f", float64(d.Microseconds())/1000) }
 
 // edgeNote says how many minutes of calls each timed window read from raw
-// events, between start and end (docs/analytics.md "Reads"). A spend
-// report reads its first partial hour the cheaper way round: the calls
-// from the window's start to the next whole hour, or the hour's rollup rows
-// less the calls before the start, whichever are fewer minutes (at 12:05
-// five, at 12:55 five); its last partial hour is the hour's rollup rows
-// less the calls stamped after now (none). Reads by a tag, or narrowed to
-// one agent by a dimension without hourly per-agent rows, read both partial
-// hours raw: the first from the start to the next whole hour, the last
-// since the last whole hour up to the dataset's anchor (its last call), so
-// their figures taken at different minutes differ by up to 6× at 24h.
+// events, between start and end (docs/analytics.md "Reads"). Every report
+// reads its first partial hour the cheaper way round: the calls from the
+// window's start to the next whole hour, or the hour's rollup rows less the
+// calls before the start, whichever are fewer minutes (at 12:05 five, at
+// 12:55 five); its last partial hour is the hour's rollup rows less the
+// calls stamped after now (none). A tag read too, and one narrowed to an
+// agent (per-agent hourly rows of every dimension, migration 0045).
 func edgeNote(start, end, anchor time.Time) string {
 	cheaper := func(t time.Time) int { return min(t.Minute(), 60-t.Minute()) }
-	raw := func(t time.Time) string {
-		last := t
-		if anchor.Before(last) {
-			last = anchor
-		}
-		return fmt.Sprintf("%d and %d", 60-t.Minute(), max(0, int(last.Sub(t.Truncate(time.Hour)).Minutes())))
-	}
-	return fmt.Sprintf("\nreports timed %s–%s UTC: minutes of calls read raw by a spend report, at a window's first partial hour "+
-		"(the fewer of those before and after its start; the last partial hour is its rollup rows): %d at the start, %d at the end; "+
-		"by the reads that take both partial hours raw (tags, one agent by a dimension without hourly per-agent rows), first and last: "+
-		"%s at the start, %s at the end (the dataset ends at its anchor, %s)", start.Format("15:04"), end.Format("15:04"),
-		cheaper(start), cheaper(end), raw(start), raw(end), anchor.UTC().Format("15:04"))
+	return fmt.Sprintf("\nreports timed %s–%s UTC: minutes of calls read raw by a report, at a window's first partial hour "+
+		"(the fewer of those before and after its start; the last partial hour is its rollup rows): %d at the start, %d at the end "+
+		"(the dataset ends at its anchor, %s)", start.Format("15:04"), end.Format("15:04"),
+		cheaper(start), cheaper(end), anchor.UTC().Format("15:04"))
 }
