@@ -9,9 +9,7 @@ import (
 
 	"github.com/llmcost/llmcost/internal/analytics"
 	"github.com/llmcost/llmcost/internal/benchdata"
-	"github.com/llmcost/llmcost/internal/event"
 	"github.com/llmcost/llmcost/internal/postgres"
-	"github.com/llmcost/llmcost/internal/pricing"
 )
 
 // BenchmarkAgentEdges times the reads of a 24-hour and a 7-day window
@@ -29,29 +27,13 @@ import (
 func BenchmarkAgentEdges(b *testing.B) {
 	ctx := context.Background()
 	db := openDB(b)
-	cat := pricing.Builtin()
 	agent := benchdata.AgentName(7)
 	fmt.Printf("load average %s\n", benchdata.LoadAverage())
 	day := time.Now().UTC().Truncate(24 * time.Hour).Add(-24 * time.Hour)
 	for _, clock := range []time.Duration{43 * time.Minute, 6*time.Hour + 10*time.Minute, 12 * time.Hour} {
 		p := newProject(b, db)
 		now := day.Add(clock)
-		spec := benchdata.Spec{Seed: 11, Events: 8 * 111_111, Days: 8, Agents: 50, Users: 1000, Sessions: 890, Workflows: 30}
-		for d := range spec.Days {
-			evs := benchdata.Generate(spec, cat, p, now.Add(6*time.Hour), d).Events
-			evs = slices.DeleteFunc(evs, func(e event.Event) bool { return !e.Timestamp.Before(now) })
-			for i := 0; i < len(evs); i += 5000 {
-				if _, err := db.CopyEvents(ctx, evs[i:min(i+5000, len(evs))]); err != nil {
-					b.Fatal(err)
-				}
-			}
-		}
-		if err := db.RebuildRollups(ctx, p); err != nil {
-			b.Fatal(err)
-		}
-		if _, err := db.Pool.Exec(ctx, "VACUUM (ANALYZE)"); err != nil {
-			b.Fatal(err)
-		}
+		seedUpTo(b, db, p, now, 8)
 		var calls, all, models, others int64
 		if err := db.Pool.QueryRow(ctx, `SELECT (SELECT count(*) FROM events WHERE project_id = $1),
   count(*) FILTER (WHERE agent_name = ''), count(*) FILTER (WHERE agent_name <> '' AND dim = 'model'),

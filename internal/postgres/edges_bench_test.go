@@ -25,7 +25,6 @@ import (
 func BenchmarkEdgeHours(b *testing.B) {
 	ctx := context.Background()
 	db := openDB(b)
-	cat := pricing.Builtin()
 	fmt.Printf("load average %s\n", benchdata.LoadAverage())
 	for _, minute := range []int{5, 30} {
 		p := newProject(b, db)
@@ -33,26 +32,7 @@ func BenchmarkEdgeHours(b *testing.B) {
 			b.Fatal(err)
 		}
 		now := time.Now().UTC().Truncate(time.Hour).Add(-time.Hour + time.Duration(minute)*time.Minute)
-		// A day slot's sessions start in its first 21 hours: slots ending
-		// six hours after now put their quiet hours after now and 24 hours
-		// before, away from the window's edges, and the calls after now
-		// are dropped.
-		spec := benchdata.Spec{Seed: 11, Events: 4 * 111_111, Days: 4, Agents: 50, Users: 1000, Sessions: 445, Workflows: 30}
-		for d := range spec.Days {
-			evs := benchdata.Generate(spec, cat, p, now.Add(6*time.Hour), d).Events
-			evs = slices.DeleteFunc(evs, func(e event.Event) bool { return !e.Timestamp.Before(now) })
-			for i := 0; i < len(evs); i += 5000 {
-				if _, err := db.CopyEvents(ctx, evs[i:min(i+5000, len(evs))]); err != nil {
-					b.Fatal(err)
-				}
-			}
-		}
-		if err := db.RebuildRollups(ctx, p); err != nil {
-			b.Fatal(err)
-		}
-		if _, err := db.Pool.Exec(ctx, "VACUUM (ANALYZE)"); err != nil {
-			b.Fatal(err)
-		}
+		seedUpTo(b, db, p, now, 4)
 		w := analytics.Window(analytics.Range24h, now)
 		var head, tail int64
 		if err := db.Pool.QueryRow(ctx, `SELECT count(*) FILTER (WHERE ts < $3), count(*) FILTER (WHERE ts >= $4)
@@ -67,6 +47,34 @@ FROM events WHERE project_id = $1 AND (ts >= $2 AND ts < $3 OR ts >= $4)`, p, w.
 			fmt.Printf("%-22s %6.1f / %6.1f | %6.1f / %6.1f | %.2f\n", r.name, ms(raw[len(raw)/2]), ms(raw[len(raw)*95/100]),
 				ms(cut[len(cut)/2]), ms(cut[len(cut)*95/100]), float64(cut[len(cut)/2])/float64(raw[len(raw)/2]))
 		}
+	}
+}
+
+// seedUpTo stores days days of calls at bench-analytics' density (10 M in
+// 90 days) in project p up to now, by COPY and RebuildRollups, then
+// VACUUM (ANALYZE). A day slot's sessions start in its first 21 hours:
+// slots ending six hours after now put their quiet hours after now and 24
+// hours before, away from a window's edges, and the calls after now are
+// dropped.
+func seedUpTo(b *testing.B, db *postgres.DB, p string, now time.Time, days int) {
+	ctx := context.Background()
+	cat := pricing.Builtin()
+	spec := benchdata.Spec{Seed: 11, Events: days * 111_111, Days: days, Agents: 50, Users: 1000,
+		Sessions: days * 445 / 4, Workflows: 30}
+	for d := range spec.Days {
+		evs := benchdata.Generate(spec, cat, p, now.Add(6*time.Hour), d).Events
+		evs = slices.DeleteFunc(evs, func(e event.Event) bool { return !e.Timestamp.Before(now) })
+		for i := 0; i < len(evs); i += 5000 {
+			if _, err := db.CopyEvents(ctx, evs[i:min(i+5000, len(evs))]); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	if err := db.RebuildRollups(ctx, p); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := db.Pool.Exec(ctx, "VACUUM (ANALYZE)"); err != nil {
+		b.Fatal(err)
 	}
 }
 
