@@ -20,45 +20,39 @@ import "time"
 // s without rolled-up parts (a window within an hour or two) is returned
 // as it is.
 func (s Segments) Complement(now time.Time, rawExpired *time.Time) Segments {
-	if !s.Rolled().Empty() {
-		s.complementEdges(now, rawExpired)
+	if s.Rolled().Empty() {
+		return s
 	}
-	return s
-}
-
-// complementEdges takes each raw edge the cheaper way round: complemented,
-// it joins the hourly part beside it (HourHead, HourTail), grown over the
-// edge's whole hour.
-func (s *Segments) complementEdges(now time.Time, rawExpired *time.Time) {
-	const unit = time.Hour
-	head, tail := &s.HourHead, &s.HourTail
+	// Complemented, an edge joins the hourly part beside it, grown over
+	// the edge's whole hour.
 	if !s.RawHead.Empty() {
-		u1 := s.RawHead.End
-		u0 := u1.Add(-unit)
-		kept := rawExpired == nil || !u0.Before(*rawExpired)
-		if u1.Equal(ceil(s.RawHead.Start, unit)) && s.RawHead.Start.Sub(u0) < u1.Sub(s.RawHead.Start) && kept {
-			s.MinusHead = Span{Start: u0, End: s.RawHead.Start}
-			s.RawHead = Span{Start: u0, End: u0}
-			if head.Empty() {
-				*head = Span{Start: u0, End: u1}
+		h1 := s.RawHead.End
+		h0 := h1.Add(-time.Hour)
+		kept := rawExpired == nil || !h0.Before(*rawExpired)
+		if h1.Equal(ceil(s.RawHead.Start, time.Hour)) && s.RawHead.Start.Sub(h0) < h1.Sub(s.RawHead.Start) && kept {
+			s.MinusHead = Span{Start: h0, End: s.RawHead.Start}
+			s.RawHead = Span{Start: h0, End: h0}
+			if s.HourHead.Empty() {
+				s.HourHead = Span{Start: h0, End: h1}
 			} else {
-				head.Start = u0
+				s.HourHead.Start = h0
 			}
 		}
 	}
 	if !s.RawTail.Empty() {
-		u2 := s.RawTail.Start
-		u3 := u2.Add(unit)
-		if u2.Equal(s.RawTail.End.Truncate(unit)) && callMinutes(s.RawTail.End, u3, now) < callMinutes(u2, s.RawTail.End, now) {
-			s.MinusTail = Span{Start: s.RawTail.End, End: u3}
-			s.RawTail = Span{Start: u2, End: u2}
-			if tail.Empty() {
-				*tail = Span{Start: u2, End: u3}
+		h2 := s.RawTail.Start
+		h3 := h2.Add(time.Hour)
+		if h2.Equal(s.RawTail.End.Truncate(time.Hour)) && callMinutes(s.RawTail.End, h3, now) < callMinutes(h2, s.RawTail.End, now) {
+			s.MinusTail = Span{Start: s.RawTail.End, End: h3}
+			s.RawTail = Span{Start: h2, End: h2}
+			if s.HourTail.Empty() {
+				s.HourTail = Span{Start: h2, End: h3}
 			} else {
-				tail.End = u3
+				s.HourTail.End = h3
 			}
 		}
 	}
+	return s
 }
 
 // callMinutes is how much of [start, end) lies before now, where calls

@@ -176,7 +176,8 @@ func Buckets(w Span, width time.Duration) []time.Time {
 // rollups, which outlive the calls; with wholeDay (a read whose hourly
 // rows may be missing there: a breakdown narrowed to one agent by a
 // dimension whose per-agent hours began with migration 0045), back to its
-// whole UTC day. nil: nothing expired. The window's end, now, is within every retention.
+// whole UTC day. nil: nothing expired. The window's end, now, is within
+// every retention.
 func Retained(w Span, rawExpired, rollupExpired *time.Time, wholeDay bool) Span {
 	if rollupExpired != nil && w.Start.Before(*rollupExpired) {
 		w.Start = rollupExpired.UTC()

@@ -32,11 +32,7 @@ func TestUpgradeAddsAgentHours(t *testing.T) {
 		if kept[project] == nil {
 			kept[project] = map[string]event.Event{}
 		}
-		for _, e := range evs {
-			if _, dup := kept[project][e.EventID]; !dup {
-				kept[project][e.EventID] = e
-			}
-		}
+		keepFirst(kept[project], evs)
 	}
 	for _, project := range []string{p, expired, gone} {
 		write(project, randomEvents(rng, project, 200, t0))

@@ -35,11 +35,7 @@ func TestAgentFactsCountKeysInEveryPartOfTheWindow(t *testing.T) {
 		if _, err := db.Write(ctx, evs, nil); err != nil {
 			t.Fatal(err)
 		}
-		for _, e := range evs {
-			if _, dup := kept[e.EventID]; !dup {
-				kept[e.EventID] = e
-			}
-		}
+		keepFirst(kept, evs)
 	}
 	write(400)
 	merge(t, db)

@@ -296,11 +296,7 @@ func TestRollupsEqualTheEvents(t *testing.T) {
 	if n, err := db.TailEvents(ctx, p); err != nil || n == 0 {
 		t.Fatalf("tail after ingest: %d events, %v", n, err)
 	}
-	for _, e := range a {
-		if _, dup := kept[e.EventID]; !dup {
-			kept[e.EventID] = e
-		}
-	}
+	keepFirst(kept, a)
 	stop := make(chan struct{})
 	mergers := make(chan error, 2)
 	for range 2 {
@@ -329,11 +325,7 @@ func TestRollupsEqualTheEvents(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		for _, e := range a {
-			if _, dup := kept[e.EventID]; !dup {
-				kept[e.EventID] = e
-			}
-		}
+		keepFirst(kept, a)
 	}
 	close(stop)
 	for range 2 {

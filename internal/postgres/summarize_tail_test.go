@@ -59,8 +59,8 @@ FROM pg_inherits i WHERE i.inhparent = 'events_tx_brin'::regclass AND ($1 = '' O
 // partition locked by another transaction (which blocks any statement
 // that opens it), mid-month calls of this month are merged and summarized
 // and the partitions listed within the test's bound; a summary of that
-// month's merged span summarizes its ranges. The rollups equal a Go sum over both months'
-// calls.
+// month's merged span summarizes its ranges. The rollups equal a Go sum
+// over both months' calls.
 func TestMergeAndSummaryReadTheirMonthsOnly(t *testing.T) {
 	db := openDB(t)
 	p := newProject(t, db)

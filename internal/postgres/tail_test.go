@@ -205,11 +205,7 @@ func TestReportsExactWhateverTheMerger(t *testing.T) {
 		if _, err := db.Write(ctx, batch, nil); err != nil {
 			t.Fatal(err)
 		}
-		for _, e := range batch {
-			if _, dup := kept[e.EventID]; !dup {
-				kept[e.EventID] = e
-			}
-		}
+		keepFirst(kept, batch)
 	}
 	write(300)
 	write(300)
@@ -289,11 +285,7 @@ func TestTailReadWithinUnmergedSpan(t *testing.T) {
 		if project != p {
 			return
 		}
-		for _, e := range batch {
-			if _, dup := kept[e.EventID]; !dup {
-				kept[e.EventID] = e
-			}
-		}
+		keepFirst(kept, batch)
 	}
 	write(p, 300, now.Add(-71*time.Hour))
 	merge(t, db)
