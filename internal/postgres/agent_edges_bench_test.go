@@ -112,35 +112,27 @@ WHERE project_id = $1 AND agent_name = $2 AND ts >= $3 AND ts < $4`, p, agent, s
 	return n
 }
 
-// timeTwoWays reads q over a and then bs, alternately after three
-// warm-ups each, after checking that both give the same keys and sums,
-// and returns both times sorted.
+// timeTwoWays times q over a and over bs (timeAlternately), after checking
+// that both read the same keys and sums.
 func timeTwoWays(b *testing.B, db *postgres.DB, q postgres.WindowQuery, a, bs analytics.Segments) (ta, tb []time.Duration) {
 	ctx := context.Background()
-	var first []analytics.Keyed
-	for i := range 43 {
-		for j, s := range []analytics.Segments{a, bs} {
-			q.Segments = s
-			start := time.Now()
-			res, err := db.ReadWindows(ctx, q)
-			took := time.Since(start)
-			if err != nil {
-				b.Fatal(err)
-			}
-			switch {
-			case i == 0 && j == 0:
-				first = res[0].Keys
-			case i == 0 && !slices.Equal(first, res[0].Keys):
-				b.Fatalf("by %s: edge days %+v, edge hours %+v", q.Dim, first, res[0].Keys)
-			case i < 3:
-			case j == 0:
-				ta = append(ta, took)
-			default:
-				tb = append(tb, took)
-			}
+	var keys [2][]analytics.Keyed
+	read := func(s analytics.Segments) ([]analytics.Keyed, error) {
+		q.Segments = s
+		res, err := db.ReadWindows(ctx, q)
+		if err != nil {
+			return nil, err
+		}
+		return res[0].Keys, nil
+	}
+	for i, s := range []analytics.Segments{a, bs} {
+		var err error
+		if keys[i], err = read(s); err != nil {
+			b.Fatal(err)
 		}
 	}
-	slices.Sort(ta)
-	slices.Sort(tb)
-	return ta, tb
+	if !slices.Equal(keys[0], keys[1]) {
+		b.Fatalf("by %s: edge days %+v, edge hours %+v", q.Dim, keys[0], keys[1])
+	}
+	return timeAlternately(b, func(s analytics.Segments) error { _, err := read(s); return err }, a, bs)
 }

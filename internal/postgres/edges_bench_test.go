@@ -116,15 +116,21 @@ func edgeReads(db *postgres.DB, p string, w analytics.Span) []edgeRead {
 		edgeRead{"by/tag.team", analytics.Day, window(postgres.WindowQuery{ProjectID: p, Dim: "tag.team", Limit: 10})})
 }
 
-// timeEdges times read over s raw and complemented at now, alternately
-// after three warm-ups each, and returns both sorted.
+// timeEdges times read over s raw and complemented at now
+// (timeAlternately).
 func timeEdges(b *testing.B, read func(analytics.Segments) error, s analytics.Segments, now time.Time) (raw, cut []time.Duration) {
 	c := s.Complement(now, nil)
 	if c == s {
 		b.Fatalf("%+v at %s: nothing to complement", s, now)
 	}
+	return timeAlternately(b, read, s, c)
+}
+
+// timeAlternately times read over x and over y, alternately after three
+// warm-ups each, and returns both sorted.
+func timeAlternately(b *testing.B, read func(analytics.Segments) error, x, y analytics.Segments) (tx, ty []time.Duration) {
 	for i := range 43 {
-		for j, seg := range []analytics.Segments{s, c} {
+		for j, seg := range []analytics.Segments{x, y} {
 			start := time.Now()
 			if err := read(seg); err != nil {
 				b.Fatal(err)
@@ -133,13 +139,13 @@ func timeEdges(b *testing.B, read func(analytics.Segments) error, s analytics.Se
 				continue
 			}
 			if j == 0 {
-				raw = append(raw, time.Since(start))
+				tx = append(tx, time.Since(start))
 			} else {
-				cut = append(cut, time.Since(start))
+				ty = append(ty, time.Since(start))
 			}
 		}
 	}
-	slices.Sort(raw)
-	slices.Sort(cut)
-	return raw, cut
+	slices.Sort(tx)
+	slices.Sort(ty)
+	return tx, ty
 }
