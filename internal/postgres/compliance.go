@@ -11,8 +11,8 @@ import (
 	"github.com/llmcost/llmcost/internal/guardrail"
 )
 
-// DayUsage is one agent's use of one tool or model on one UTC day, from
-// the daily per-agent rollups.
+// DayUsage is one agent's use of one tool or model on one UTC day of the
+// window, from its per-agent rollups and calls.
 type DayUsage struct {
 	Agent, Dim, Key string
 	Day             time.Time
@@ -26,8 +26,9 @@ type AgentRun struct {
 }
 
 // ComplianceData is what compliance reads for the guarded agents over a
-// window [from, to): the whole UTC days inside it from the daily rollups
-// (and their tail), the partial days at its edges from the events.
+// window [from, to): its whole UTC days from the daily rollups, the whole
+// hours at its edges from the hourly ones, its partial first and last
+// hours and the rollups' tail from the events (analytics.Decompose).
 type ComplianceData struct {
 	Usage []DayUsage
 	// Totals are calls and cost per agent; ProjectCalls and ToolCalls are
@@ -39,30 +40,41 @@ type ComplianceData struct {
 }
 
 // The compliance reads add the tail (events not yet merged into the
-// rollups, tx at or above the watermark) to the daily rollups, so a batch
-// is judged the moment it is stored, as every report sees it (merge.go).
+// rollups, tx at or above the watermark) to the rollups, so a batch is
+// judged the moment it is stored, as every report sees it (merge.go).
 // They share one snapshot and take the watermark as a parameter, with
 // custom plans: against a sub-select the planner guessed a
 // third of the events as the tail and read a month of them instead of the
-// BRIN index on tx.
-const complianceUsageSQL = `SELECT agent_name, dim, key, bucket, sum(calls)::bigint, sum(cost_nano)::bigint FROM (
+// BRIN index on tx. The usage of one agent is its per-agent rows, hourly
+// and daily, of tool and model.
+const complianceUsageSQL = `SELECT agent_name, dim, key, date_trunc('day', bucket, 'UTC'), sum(calls)::bigint, sum(cost_nano)::bigint FROM (
+  SELECT agent_name, dim, key, bucket, calls, cost_nano FROM rollup_hour
+  WHERE project_id = @project_id AND dim IN ('tool', 'model') AND agent_name = ANY(@agents) AND ` + complianceHours + `
+  UNION ALL
   SELECT agent_name, dim, key, bucket, calls, cost_nano FROM rollup_day
   WHERE project_id = @project_id AND dim IN ('tool', 'model') AND agent_name = ANY(@agents)
     AND bucket >= @days_start AND bucket < @days_end
   UNION ALL
-  SELECT e.agent_name, v.dim, v.key, date_trunc('day', e.ts, 'UTC'), 1, e.cost_nano
+  SELECT e.agent_name, v.dim, v.key, e.ts, 1, e.cost_nano
   FROM events e CROSS JOIN LATERAL (VALUES ('tool', e.tool_name), ('model', e.model)) AS v(dim, key)
   WHERE e.project_id = @project_id AND e.agent_name = ANY(@agents) AND v.key IS NOT NULL AND ` + complianceRaw + `
 ) u GROUP BY 1, 2, 3, 4`
 
-// complianceRaw selects the events (alias e) read raw: the tail within
-// the whole days [@days_start, @days_end), and every call of the partial
-// days at the window's edges, [@from, @days_start) and [@days_end, @to),
-// which the daily rollups cannot cut (this read takes no hourly rows).
-const complianceRaw = `((e.tx >= @watermark AND e.ts >= @tail_start AND e.ts < @tail_end)
-    OR (e.ts >= @from AND e.ts < @days_start) OR (e.ts >= @days_end AND e.ts < @to))`
+// complianceHours selects the hourly rows (bucket) of the window's whole
+// hours before its first and after its last whole day.
+const complianceHours = `((bucket >= @hour_head_start AND bucket < @hour_head_end)
+    OR (bucket >= @hour_tail_start AND bucket < @hour_tail_end))`
+
+// complianceRaw selects the events (alias e) read raw: the window's
+// partial first and last hours, which no rollup cuts, and the tail within
+// the span the rollups cover.
+const complianceRaw = `((e.tx >= @watermark AND e.ts >= @rolled_start AND e.ts < @rolled_end)
+    OR (e.ts >= @raw_head_start AND e.ts < @raw_head_end) OR (e.ts >= @raw_tail_start AND e.ts < @raw_tail_end))`
 
 const complianceTotalsSQL = `SELECT key, sum(calls)::bigint, sum(cost_nano)::bigint FROM (
+  SELECT key, calls, cost_nano FROM rollup_hour
+  WHERE project_id = @project_id AND dim = 'agent' AND agent_name = '' AND ` + complianceHours + `
+  UNION ALL
   SELECT key, calls, cost_nano FROM rollup_day
   WHERE project_id = @project_id AND dim = 'agent' AND agent_name = '' AND bucket >= @days_start AND bucket < @days_end
   UNION ALL
@@ -71,6 +83,9 @@ const complianceTotalsSQL = `SELECT key, sum(calls)::bigint, sum(cost_nano)::big
 ) u GROUP BY key`
 
 const complianceToolCallsSQL = `SELECT coalesce(sum(calls), 0)::bigint FROM (
+  SELECT calls FROM rollup_hour
+  WHERE project_id = @project_id AND dim = 'tool' AND agent_name = '' AND ` + complianceHours + `
+  UNION ALL
   SELECT calls FROM rollup_day
   WHERE project_id = @project_id AND dim = 'tool' AND agent_name = '' AND bucket >= @days_start AND bucket < @days_end
   UNION ALL
@@ -108,20 +123,17 @@ func (db *DB) ReadCompliance(ctx context.Context, project string, agents []strin
 }
 
 func readCompliance(ctx context.Context, tx pgx.Tx, t tail, project string, agents []string, from, to time.Time, d *ComplianceData) error {
-	// The whole days [d1, d2); none (both at to) when the window holds no
-	// midnight-to-midnight day, so that the edges never overlap.
-	d1, d2 := from.Truncate(24*time.Hour), to.Truncate(24*time.Hour)
-	if d1.Before(from) {
-		d1 = d1.Add(24 * time.Hour)
-	}
-	if !d1.Before(d2) {
-		d1, d2 = to, to
-	}
 	// One set of arguments for the three reads of the window: pgx sends
-	// each statement the names it has.
-	tailDays := analytics.Span{Start: d1, End: d2}.Clip(t.span)
-	args := pgx.NamedArgs{"project_id": project, "agents": agents, "from": from, "to": to,
-		"watermark": t.watermark, "days_start": d1, "days_end": d2, "tail_start": tailDays.Start, "tail_end": tailDays.End}
+	// each statement the names it has. Whole weeks are read as days.
+	s := analytics.Decompose(analytics.Span{Start: from, End: to}, analytics.Day)
+	rolled := t.rolled(s)
+	args := pgx.NamedArgs{"project_id": project, "agents": agents, "watermark": t.watermark,
+		"hour_head_start": s.HourHead.Start, "hour_head_end": s.HourHead.End,
+		"hour_tail_start": s.HourTail.Start, "hour_tail_end": s.HourTail.End,
+		"days_start": s.Days.Start, "days_end": s.Days.End,
+		"raw_head_start": s.RawHead.Start, "raw_head_end": s.RawHead.End,
+		"raw_tail_start": s.RawTail.Start, "raw_tail_end": s.RawTail.End,
+		"rolled_start": rolled.Start, "rolled_end": rolled.End}
 	rows, err := tx.Query(ctx, complianceUsageSQL, args)
 	if err != nil {
 		return err

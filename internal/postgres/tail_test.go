@@ -46,12 +46,14 @@ func complementEnds(now time.Time) []time.Time {
 }
 
 // checkReports runs checkReportsWith with the edges raw, and complemented
-// with windows ending at each of complementEnds.
+// with windows ending at each of complementEnds, and the compliance read
+// over windows ending at each of them.
 func checkReports(t *testing.T, db *postgres.DB, p string, events map[string]event.Event, now time.Time, when string) {
 	t.Helper()
 	checkReportsWith(t, db, p, events, now, when, rawEdges)
 	for _, end := range complementEnds(now) {
 		checkReportsWith(t, db, p, events, end, when+", edges complemented, ending "+end.Format("15:04"), complementedAt(end))
+		checkCompliance(t, db, p, events, end, when)
 	}
 }
 

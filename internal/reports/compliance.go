@@ -13,7 +13,7 @@ import (
 const day = 24 * time.Hour
 
 // Compliance is the project's guardrails judged over [From, To), To being
-// now: every report's window.
+// now: every report's window, as the project's retention keeps it.
 type Compliance struct {
 	From, To time.Time
 	Tags     []postgres.ToolTag
@@ -72,8 +72,16 @@ type BreachDay struct {
 // nil) keeps the guardrails of those agents, so the agent view reads no
 // other agent's usage.
 func (rs *Reports) Compliance(ctx context.Context, project string, rng analytics.Range, only map[string]bool) (Compliance, error) {
+	ret, err := rs.DB.Retention(ctx, project)
+	if err != nil {
+		return Compliance{}, err
+	}
+	// Per-agent hourly tool rows may be missing where the raw calls
+	// expired (postgres.WindowQuery's HoursOutliveCalls): a window that
+	// reaches there starts at its whole UTC day.
 	now := rs.Now().UTC()
-	out := Compliance{From: now.Add(-rng.Duration()), To: now}
+	w := analytics.Retained(analytics.Window(rng, now), ret.RawExpiredBefore(now), ret.RollupExpiredBefore(now), true)
+	out := Compliance{From: w.Start, To: w.End}
 	guardrails, err := rs.DB.Guardrails(ctx, project)
 	if err != nil {
 		return out, err

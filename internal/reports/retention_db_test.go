@@ -8,6 +8,7 @@ import (
 
 	"github.com/llmcost/llmcost/internal/analytics"
 	"github.com/llmcost/llmcost/internal/event"
+	"github.com/llmcost/llmcost/internal/guardrail"
 	"github.com/llmcost/llmcost/internal/postgres"
 )
 
@@ -111,6 +112,20 @@ WHERE project_id = $1 AND dim = 'billing' AND agent_name = 'a' AND bucket >= $2`
 	if got := analytics.Total(res[0].Keys); got.Calls != calls || got.CostNano != cost {
 		t.Fatalf("7d by billing of agent a: %d calls, %d nano; the daily rollups: %d, %d", got.Calls, got.CostNano, calls, cost)
 	}
+	// Compliance reads the agent's tool use by the same rows, so it starts
+	// at the whole day too, and its tool calls are all of its calls.
+	if _, _, err := e.db.PutGuardrail(ctx, e.project, guardrail.Guardrail{AgentName: "a", Enabled: true}); err != nil {
+		t.Fatal(err)
+	}
+	c, err := e.rs.Compliance(ctx, e.project, analytics.Range7d, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := c.Agents[0]
+	if !c.From.Equal(day) || a.TotalCalls != calls || a.TrackedToolCalls != calls {
+		t.Fatalf("7d compliance of agent a from %s: %d calls, %d tool calls; want from %s, %d of each",
+			c.From, a.TotalCalls, a.TrackedToolCalls, day, calls)
+	}
 }
 
 // A 24-hour report starting at minute 10 of a project keeping its calls a
@@ -149,7 +164,7 @@ func keepADay(t *testing.T, e env, times ...time.Time) {
 	ctx := context.Background()
 	var evs []event.Event
 	for i, ts := range times {
-		evs = append(evs, event.Event{ProjectID: e.project, EventID: fmt.Sprintf("c%d", i), AgentName: "a", Model: "gpt-4o",
+		evs = append(evs, event.Event{ProjectID: e.project, EventID: fmt.Sprintf("c%d", i), AgentName: "a", Model: "gpt-4o", ToolName: "search",
 			InputTokens: 10, OutputTokens: 1, TotalTokens: 11, CostNano: int64(1000 << i), Priced: true, Timestamp: ts,
 			Success: true, Billing: "api", Source: "batch"})
 	}
