@@ -32,8 +32,9 @@ func BenchmarkAnalytics(b *testing.B) {
 		}
 		srv := startLLMCost(b, ds.server.URL())
 		key := rotateKey(b, ds.db, ds.state.ProjectID)
+		guardAgents(b, ds.db, ds.state.ProjectID)
 		timed := time.Now().UTC()
-		ts := timeReports(b, srv, key, benchdata.AgentName(0))
+		ts := append(timeReports(b, srv, key, benchdata.AgentName(0)), timeCompliance(b, srv, key))
 		reportsEnd := time.Now().UTC()
 		detail := timeTraceDetail(b, srv, key, benchdata.TraceID(spec.Days-1, 0))
 		agents := timeAgentView(b, srv, key, benchdata.AgentName(0))

@@ -58,6 +58,7 @@ func (r *scaleRun) measure(b *testing.B, phase int, alignTo time.Time) scalePhas
 	srv := startLLMCost(b, r.ds.server.URL())
 	defer srv.stop()
 	key := rotateKey(b, db, projectID)
+	guardAgents(b, db, projectID)
 	p := scalePhase{sample: spec.Events}
 	stopRSS := sampleRSS(srv.cmd.Process.Pid)
 	anchor := time.Now().UTC()
@@ -95,7 +96,7 @@ func (r *scaleRun) measure(b *testing.B, phase int, alignTo time.Time) scalePhas
 	}
 	r.resetPages(b)
 	p.timed = time.Now().UTC()
-	p.reports = timeReports(b, srv, key, benchdata.AgentName(0))
+	p.reports = append(timeReports(b, srv, key, benchdata.AgentName(0)), timeCompliance(b, srv, key))
 	p.pages = r.readPages(b)
 	printTable(fmt.Sprintf("Report at %d calls", p.calls), ranges, p.reports)
 	fmt.Println(edgeNote(p.timed, time.Now().UTC(), anchor))

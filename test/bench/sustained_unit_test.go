@@ -69,7 +69,7 @@ func TestReportTarget(t *testing.T) {
 	for name, want := range map[string]time.Duration{"overview": 50 * time.Millisecond, "by/tool": 50 * time.Millisecond,
 		"workflows/steps": 150 * time.Millisecond, "traces": 150 * time.Millisecond,
 		"workflows/distribution": 300 * time.Millisecond, "workflows/repeated-work": 300 * time.Millisecond,
-		"agents/summary": 150 * time.Millisecond} {
+		"agents/summary": 150 * time.Millisecond, "guardrails/compliance": 150 * time.Millisecond} {
 		if got, ok := reportTarget(name); !ok || got != want {
 			t.Errorf("reportTarget(%q) = %s %v, want %s", name, got, ok, want)
 		}
