@@ -32,14 +32,20 @@ func BenchmarkAnalytics(b *testing.B) {
 		}
 		srv := startLLMCost(b, ds.server.URL())
 		key := rotateKey(b, ds.db, ds.state.ProjectID)
-		guardAgents(b, ds.db, ds.state.ProjectID)
 		timed := time.Now().UTC()
-		ts := append(timeReports(b, srv, key, benchdata.AgentName(0)), timeCompliance(b, srv, key))
+		ts := timeReports(b, srv, key, benchdata.AgentName(0))
 		reportsEnd := time.Now().UTC()
 		detail := timeTraceDetail(b, srv, key, benchdata.TraceID(spec.Days-1, 0))
 		agents := timeAgentView(b, srv, key, benchdata.AgentName(0))
 		pages := timePages(b, srv, dashSession(b, srv, ds.db, ds.state.ProjectID), ds.state.ProjectID, benchdata.TraceID(spec.Days-1, 0))
 		export := timeCallsExport(b, srv, key, ds.state.Anchor)
+		// Last, and removed again: with breaching guardrails the agent view
+		// prices each breach from the agent's raw calls, seconds at 30
+		// days (docs/performance.md, Open), which the views above do not
+		// time.
+		guardAgents(b, ds.db, ds.state.ProjectID)
+		ts = append(ts, timeCompliance(b, srv, key))
+		unguardAgents(b, ds.db, ds.state.ProjectID)
 		srv.stop()
 		printTable("Report", ranges, ts)
 		fmt.Println(edgeNote(timed, reportsEnd, ds.state.Anchor))

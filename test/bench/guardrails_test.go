@@ -31,6 +31,16 @@ func guardAgents(b *testing.B, db *postgres.DB, projectID string) {
 	}
 }
 
+// unguardAgents removes the guardrails guardAgents gave, so the kept
+// dataset is as seeded for the next run.
+func unguardAgents(b *testing.B, db *postgres.DB, projectID string) {
+	for a := range guardedAgents {
+		if err := db.DeleteGuardrail(context.Background(), projectID, benchdata.AgentName(a)); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 // timeCompliance times the guardrail compliance report (the project's,
 // no agent filter) over every range.
 func timeCompliance(b *testing.B, srv *llmcost, key string) timing {
