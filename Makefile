@@ -88,7 +88,7 @@ bench-agent-edges: ## reads narrowed to one agent at three clocks of the day: ed
 	@scripts/ensure-postgres --tests
 	$(GO) test -count=1 -run '^$$' -bench BenchmarkAgentEdges -benchtime 1x -timeout 30m ./internal/postgres/
 
-bench-merge-history: ## the merger under live traffic beside 24 months of history and without, alternately (pages and times)
+bench-merge-history: ## the rollup and run mergers under live traffic beside 24 months of history and without, alternately (pages and times)
 	@scripts/ensure-postgres --tests
 	$(GO) test -count=1 -run '^$$' -bench BenchmarkMergeBesideHistory -benchtime 1x -timeout 30m ./internal/postgres/
 

@@ -21,10 +21,12 @@ import (
 // one merge and the summary after it (timed). It prints their p50 and p95
 // and the pages the BRIN indexes on tx served them per round
 // (pg_statio_user_indexes, every backend's counters flushed before and
-// after), and the rollup rows each merge upserted. `make bench-merge-history`.
+// after), and the rollup rows each merge upserted; then the run merger's
+// refresh of the round's runs (timed apart: its reads of each run's calls
+// are what the months of history could slow). `make bench-merge-history`.
 func BenchmarkMergeBesideHistory(b *testing.B) {
-	fmt.Printf("%-28s %8s %8s %20s %18s %22s\n", "", "p50 ms", "p95 ms", "BRIN pages a round", "summaries given up",
-		"rollup rows a round")
+	fmt.Printf("%-28s %8s %8s %20s %18s %22s %22s %16s\n", "", "p50 ms", "p95 ms", "BRIN pages a round", "summaries given up",
+		"rollup rows a round", "runs p50 / p95 ms", "runs a round")
 	for _, months := range []int{0, 24} {
 		b.Run(fmt.Sprintf("%dmonths", months), func(b *testing.B) { mergeBesideHistory(b, months) })
 	}
@@ -62,8 +64,8 @@ func mergeBesideHistory(b *testing.B, months int) {
 	live := benchdata.Generate(benchdata.Spec{Seed: 99, Events: 160_000, Days: 1, Agents: 50, Users: 1000, Sessions: 400,
 		Workflows: 30}, cat, p, now, 0).Events
 	live = slices.DeleteFunc(live, func(e event.Event) bool { return e.Timestamp.Before(this) })
-	var took []time.Duration
-	var pages, rows int64
+	var took, runsTook []time.Duration
+	var pages, rows, refreshed int64
 	missed := 0
 	for i := 0; i+4000 <= len(live); i += 4000 {
 		for j := i; j < i+4000; j += 1000 {
@@ -84,10 +86,19 @@ func mergeBesideHistory(b *testing.B, months int) {
 		took = append(took, time.Since(t))
 		pages += brinPages(b, db) - before
 		rows += res.Rows
+		t = time.Now()
+		n, err := db.MergeRuns(ctx, 0)
+		if err != nil {
+			b.Fatal(err)
+		}
+		runsTook = append(runsTook, time.Since(t))
+		refreshed += int64(n)
 	}
 	slices.Sort(took)
-	fmt.Printf("%-28s %8.1f %8.1f %20d %18d %22d\n", fmt.Sprintf("%d months of history (load %s)", months, benchdata.LoadAverage()),
-		ms(took[len(took)/2]), ms(took[len(took)*95/100]), pages/int64(len(took)), missed, rows/int64(len(took)))
+	slices.Sort(runsTook)
+	fmt.Printf("%-28s %8.1f %8.1f %20d %18d %22d %22s %16d\n", fmt.Sprintf("%d months of history (load %s)", months, benchdata.LoadAverage()),
+		ms(took[len(took)/2]), ms(took[len(took)*95/100]), pages/int64(len(took)), missed, rows/int64(len(took)),
+		fmt.Sprintf("%.1f / %.1f", ms(runsTook[len(runsTook)/2]), ms(runsTook[len(runsTook)*95/100])), refreshed/int64(len(runsTook)))
 }
 
 // brinPages is how many pages the partitions' BRIN indexes on tx have

@@ -202,7 +202,7 @@ func (db *DB) ReadTrace(ctx context.Context, projectID, traceID string) (Trace, 
 	var tr Trace
 	err := db.snapshotOnReader(ctx, func(tx pgx.Tx) error {
 		tr = Trace{}
-		built, err := readRuns(ctx, tx, []string{projectID}, []string{traceID})
+		built, err := readRuns(ctx, tx, runCallsSQL, []string{projectID}, []string{traceID})
 		if err != nil {
 			return err
 		}

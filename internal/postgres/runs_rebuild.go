@@ -43,7 +43,7 @@ func (db *DB) RebuildRuns(ctx context.Context, projectID string) error {
 				return tx.SendBatch(ctx, b).Close()
 			}
 			p, t := keyArrays(keys)
-			built, err := readRuns(ctx, tx, p, t)
+			built, err := readRuns(ctx, tx, runCallsSQL, p, t)
 			if err != nil {
 				return err
 			}
