@@ -123,17 +123,12 @@ func (db *DB) ReadCompliance(ctx context.Context, project string, agents []strin
 }
 
 func readCompliance(ctx context.Context, tx pgx.Tx, t tail, project string, agents []string, from, to time.Time, d *ComplianceData) error {
-	// One set of arguments for the three reads of the window: pgx sends
-	// each statement the names it has. Whole weeks are read as days.
+	// One set of arguments for the three reads of the window, window.sql's
+	// (the parts this read does not take stay empty: no weeks, nothing
+	// complemented); pgx sends each statement the names it has.
 	s := analytics.Decompose(analytics.Span{Start: from, End: to}, analytics.Day)
-	rolled := t.rolled(s)
-	args := pgx.NamedArgs{"project_id": project, "agents": agents, "watermark": t.watermark,
-		"hour_head_start": s.HourHead.Start, "hour_head_end": s.HourHead.End,
-		"hour_tail_start": s.HourTail.Start, "hour_tail_end": s.HourTail.End,
-		"days_start": s.Days.Start, "days_end": s.Days.End,
-		"raw_head_start": s.RawHead.Start, "raw_head_end": s.RawHead.End,
-		"raw_tail_start": s.RawTail.Start, "raw_tail_end": s.RawTail.End,
-		"rolled_start": rolled.Start, "rolled_end": rolled.End}
+	args := pgx.NamedArgs(windowArgs(project, "", s, t))
+	args["agents"] = agents
 	rows, err := tx.Query(ctx, complianceUsageSQL, args)
 	if err != nil {
 		return err
