@@ -125,10 +125,10 @@ type window struct{ start, end *time.Time }
 // and those marked less than settled ago: a run still being written to is
 // refreshed once it has settled rather than after every batch, and ingest
 // seldom waits for a merge holding its mark. The extension runs it every
-// second (settled one second, or none while it is behind) beside MergeRollups; tests call it (settled
-// 0) when they read the run tables directly. Several instances may run it
-// at once: each run is refreshed by one of them. It answers how many runs
-// it refreshed.
+// second (settled one second, or none while it is behind) beside
+// MergeRollups; tests call it (settled 0) when they read the run tables
+// directly. Several instances may run it at once: each run is refreshed
+// by one of them. It answers how many runs it refreshed.
 func (db *DB) MergeRuns(ctx context.Context, settled time.Duration) (int, error) {
 	total, after := 0, noKey
 	for {
@@ -166,6 +166,14 @@ func (db *DB) FreshRunsIn(ctx context.Context, projectID string, start, end time
 // the read began, which it need not include: walking the marks in key
 // order instead followed a stream's new marks ahead of it for as long as
 // the stream lasted.
+//
+// It goes twice over them. First it takes, without waiting, the marks no
+// one holds; then it waits for the holders of the rest (the run merger's
+// chunk, another read's, an ingest in progress) and refreshes what they
+// left marked. Waiting at the first mark held instead left the read idle
+// for as long as the merger's chunk took, its other marks untouched:
+// during a back-fill, seconds of a 90-day run report went to that wait
+// (docs/performance.md "Sustained ingest").
 func (db *DB) freshRuns(ctx context.Context, projectID string, w window) error {
 	rows, err := db.Pool.Query(ctx, `SELECT m.trace_id FROM runs_pending m WHERE m.project_id = $1 AND `+
 		markInWindow+` ORDER BY m.trace_id`, projectID, w.start, w.end)
@@ -173,38 +181,60 @@ func (db *DB) freshRuns(ctx context.Context, projectID string, w window) error {
 		return translate(err, "runs")
 	}
 	traces, err := pgx.CollectRows(rows, pgx.RowTo[string])
-	for len(traces) > 0 && err == nil {
-		chunk := traces[:min(len(traces), pendingChunk)]
-		traces = traces[len(chunk):]
-		err = pgx.BeginFunc(ctx, db.Pool, func(tx pgx.Tx) error {
-			return refreshMarked(ctx, tx, projectID, chunk)
-		})
+	var held []string
+	for _, lock := range []string{skipHeld, waitForHeld} {
+		for len(traces) > 0 && err == nil {
+			chunk := traces[:min(len(traces), pendingChunk)]
+			traces = traces[len(chunk):]
+			err = pgx.BeginFunc(ctx, db.Pool, func(tx pgx.Tx) error {
+				left, err := refreshMarked(ctx, tx, projectID, chunk, lock)
+				held = append(held, left...)
+				return err
+			})
+		}
+		traces, held = held, nil
 	}
 	return translate(err, "runs")
 }
 
-// stillMarkedSQL locks the marks of project $1's runs $2 that are still
-// there (the merger may have refreshed some meanwhile), in key order,
-// waiting for an ingest that holds one.
+// The row-lock clauses of stillMarkedSQL: take only the marks no one
+// holds, or wait for their holders.
+const (
+	skipHeld    = "FOR UPDATE OF m SKIP LOCKED"
+	waitForHeld = "FOR UPDATE OF m"
+)
+
+// stillMarkedSQL locks, with the row-lock clause appended, the marks of
+// project $1's runs $2 that are still there (the merger may have
+// refreshed some meanwhile), in key order.
 const stillMarkedSQL = `SELECT m.trace_id FROM runs_pending m
-WHERE m.project_id = $1 AND m.trace_id = ANY($2::text[]) ORDER BY m.trace_id FOR UPDATE OF m`
+WHERE m.project_id = $1 AND m.trace_id = ANY($2::text[]) ORDER BY m.trace_id `
 
 // refreshMarked refreshes those of the project's runs traces that are
-// still marked.
-func refreshMarked(ctx context.Context, tx pgx.Tx, projectID string, traces []string) error {
-	rows, err := tx.Query(ctx, stillMarkedSQL, projectID, traces)
+// still marked and that lock (skipHeld or waitForHeld) takes, and answers
+// the others of traces: held by another transaction (skipHeld only), or
+// no longer marked.
+func refreshMarked(ctx context.Context, tx pgx.Tx, projectID string, traces []string, lock string) ([]string, error) {
+	rows, err := tx.Query(ctx, stillMarkedSQL+lock, projectID, traces)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	marked, err := pgx.CollectRows(rows, pgx.RowTo[string])
-	if err != nil || len(marked) == 0 {
-		return err
+	if err != nil {
+		return nil, err
 	}
+	taken := make(map[string]bool, len(marked))
 	keys := make([]RunKey, len(marked))
 	for i, t := range marked {
-		keys[i] = RunKey{ProjectID: projectID, TraceID: t}
+		keys[i], taken[t] = RunKey{ProjectID: projectID, TraceID: t}, true
 	}
-	return RefreshRuns(ctx, tx, keys)
+	var left []string
+	for _, t := range traces {
+		if !taken[t] {
+			left = append(left, t)
+		}
+	}
+	return left, RefreshRuns(ctx, tx, keys)
 }
 
 // MarkedRuns counts a project's runs marked by ingest and not yet

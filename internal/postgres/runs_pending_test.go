@@ -134,6 +134,69 @@ func TestMarkHeldByAnIngestInProgress(t *testing.T) {
 	}
 }
 
+// TestReportRefreshesFreeMarksWhileOneIsHeld: a run report whose window
+// holds a mark another transaction holds (the merger's chunk, an ingest in
+// progress) refreshes the window's other marks meanwhile, then waits for
+// that one and includes it: run1 sorts first, so a read that locked its
+// marks in order, waiting, would refresh run2 only after the holder.
+func TestReportRefreshesFreeMarksWhileOneIsHeld(t *testing.T) {
+	db := openDB(t)
+	ctx := context.Background()
+	p := newProject(t, db)
+	t0 := time.Date(2026, 6, 1, 10, 0, 0, 0, time.UTC)
+	mustWrite(t, db, stored(p, "c1", "m", t0, 10, 1, func(e *event.Event) { e.TraceID, e.CostNano = "run1", 5 }),
+		stored(p, "c2", "m", t0, 10, 1, func(e *event.Event) { e.TraceID, e.CostNano = "run2", 7 }))
+	tx, err := db.Pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = tx.Rollback(ctx) }()
+	if _, err := tx.Exec(ctx, `UPDATE runs_pending SET calls = calls WHERE project_id = $1 AND trace_id = 'run1'`,
+		p); err != nil {
+		t.Fatal(err)
+	}
+	type answer struct {
+		rows []postgres.RunRow
+		err  error
+	}
+	done := make(chan answer, 1)
+	go func() {
+		rows, err := db.TraceRows(ctx, postgres.RunQuery{ProjectID: p, Start: t0.Add(-time.Hour), End: t0.Add(time.Hour), Limit: 5})
+		done <- answer{rows, err}
+	}()
+	refreshed := func(trace string) bool {
+		var n int
+		if err := db.Pool.QueryRow(ctx, `SELECT count(*) FROM runs WHERE project_id = $1 AND trace_id = $2`,
+			p, trace).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n == 1
+	}
+	for deadline := time.Now().Add(10 * time.Second); !refreshed("run2"); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the report did not refresh run2 while run1's mark was held")
+		}
+	}
+	select {
+	case a := <-done:
+		t.Fatalf("the report did not wait for the held mark: %+v %v", a.rows, a.err)
+	default:
+	}
+	if refreshed("run1") {
+		t.Fatal("run1 was refreshed past its holder")
+	}
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	a := <-done
+	if a.err != nil || len(a.rows) != 2 || a.rows[0].CostNano != 7 || a.rows[1].CostNano != 5 {
+		t.Fatalf("report after the holder committed: %+v %v", a.rows, a.err)
+	}
+	if marked(t, db, p) != 0 {
+		t.Fatal("the report left a mark")
+	}
+}
+
 // TestTwoInstancesIngestAndMerge: two stores on one database (two
 // instances) each send batches of overlapping runs and run their merger
 // concurrently; once merged the run tables equal a rebuild.
