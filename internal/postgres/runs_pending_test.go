@@ -33,6 +33,24 @@ func tracedRun(trace string) func(*event.Event) {
 }
 
 // mustWrite stores evs.
+// runsAnswer is a run report's answer, read in the background.
+type runsAnswer struct {
+	rows []postgres.RunRow
+	err  error
+}
+
+// traceRowsAsync reads project p's runs within an hour of t0 (a run
+// report, which refreshes their marks first) in the background.
+func traceRowsAsync(db *postgres.DB, p string, t0 time.Time) <-chan runsAnswer {
+	done := make(chan runsAnswer, 1)
+	go func() {
+		rows, err := db.TraceRows(context.Background(), postgres.RunQuery{ProjectID: p, Start: t0.Add(-time.Hour),
+			End: t0.Add(time.Hour), Limit: 5})
+		done <- runsAnswer{rows, err}
+	}()
+	return done
+}
+
 func mustWrite(t *testing.T, db *postgres.DB, evs ...event.Event) {
 	t.Helper()
 	if _, err := db.Write(context.Background(), evs, nil); err != nil {
@@ -109,15 +127,7 @@ func TestMarkHeldByAnIngestInProgress(t *testing.T) {
 	if n, err := db.MergeRuns(ctx, 0); err != nil || n != 0 || marked(t, db, p) != 1 {
 		t.Fatalf("the merger refreshed %d runs (%v) past a mark held by a transaction in progress", n, err)
 	}
-	type answer struct {
-		rows []postgres.RunRow
-		err  error
-	}
-	done := make(chan answer, 1)
-	go func() {
-		rows, err := db.TraceRows(ctx, postgres.RunQuery{ProjectID: p, Start: t0.Add(-time.Hour), End: t0.Add(time.Hour), Limit: 5})
-		done <- answer{rows, err}
-	}()
+	done := traceRowsAsync(db, p, t0)
 	select {
 	case a := <-done:
 		t.Fatalf("the report did not wait for the held mark: %+v %v", a.rows, a.err)
@@ -155,15 +165,7 @@ func TestReportRefreshesFreeMarksWhileOneIsHeld(t *testing.T) {
 		p); err != nil {
 		t.Fatal(err)
 	}
-	type answer struct {
-		rows []postgres.RunRow
-		err  error
-	}
-	done := make(chan answer, 1)
-	go func() {
-		rows, err := db.TraceRows(ctx, postgres.RunQuery{ProjectID: p, Start: t0.Add(-time.Hour), End: t0.Add(time.Hour), Limit: 5})
-		done <- answer{rows, err}
-	}()
+	done := traceRowsAsync(db, p, t0)
 	refreshed := func(trace string) bool {
 		var n int
 		if err := db.Pool.QueryRow(ctx, `SELECT count(*) FROM runs WHERE project_id = $1 AND trace_id = $2`,
