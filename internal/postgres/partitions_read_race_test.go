@@ -1,0 +1,68 @@
+package postgres_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/llmcost/llmcost/internal/event"
+)
+
+// TestReadRacingAPartitionMoveSeesEveryCall: a read of events that
+// starts while the partition job moves a month's calls out of DEFAULT
+// into the month's new partition counts them: it waits for the job and
+// then reads them where they are. Planned beside the job instead (the
+// new partition not yet there), it read DEFAULT after the move and
+// counted none (migration 0047).
+func TestReadRacingAPartitionMoveSeesEveryCall(t *testing.T) {
+	db := openDB(t)
+	p := newProject(t, db)
+	ctx := context.Background()
+	month := time.Date(2025, 2, 1, 0, 0, 0, 0, time.UTC)
+	if _, err := db.Write(ctx, []event.Event{callAt(p, "held", month.Add(9*24*time.Hour))}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := partitionOf(t, db, p, "held"); got != "events_default" {
+		t.Fatalf("the call is in %s before the job, want events_default", got)
+	}
+	job, err := db.Pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = job.Rollback(ctx) }()
+	var created bool
+	if err := job.QueryRow(ctx, `SELECT llmcost_events_partition($1)`, month).Scan(&created); err != nil || !created {
+		t.Fatalf("partition of 2025-02: created %v, %v", created, err)
+	}
+	type count struct {
+		n   int
+		err error
+	}
+	done := make(chan count, 1)
+	go func() {
+		var c count
+		c.err = db.Pool.QueryRow(ctx, `SELECT count(*) FROM events WHERE project_id = $1`, p).Scan(&c.n)
+		done <- c
+	}()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		var waiting int
+		if err := db.Pool.QueryRow(ctx, `SELECT count(*) FROM pg_locks WHERE NOT granted`).Scan(&waiting); err != nil {
+			t.Fatal(err)
+		}
+		if waiting > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the read never waited for the job")
+		}
+	}
+	if err := job.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if c := <-done; c.err != nil || c.n != 1 {
+		t.Fatalf("the read racing the move counted %d calls (%v), want 1", c.n, c.err)
+	}
+	if got := partitionOf(t, db, p, "held"); got != "events_p202502" {
+		t.Fatalf("the call is in %s after the job, want events_p202502", got)
+	}
+}
