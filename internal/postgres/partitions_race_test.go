@@ -6,7 +6,27 @@ import (
 	"time"
 
 	"github.com/llmcost/llmcost/internal/event"
+	"github.com/llmcost/llmcost/internal/postgres"
 )
+
+// waitForLockOn waits (10 s at most) until some transaction waits for a
+// lock on relation.
+func waitForLockOn(t *testing.T, db *postgres.DB, relation string) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		var waiting int
+		if err := db.Pool.QueryRow(context.Background(), `SELECT count(*) FROM pg_locks WHERE NOT granted AND relation = $1::regclass`,
+			relation).Scan(&waiting); err != nil {
+			t.Fatal(err)
+		}
+		if waiting > 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no transaction waited for a lock on %s", relation)
+		}
+	}
+}
 
 // A batch whose call routes to DEFAULT while the partition job attaches
 // that call's month: the insert, which chose DEFAULT by the partitions it
@@ -37,19 +57,7 @@ func TestWriteRacingAPartitionAttachIsStoredOnce(t *testing.T) {
 		done <- result{res.Stored, err}
 	}()
 	// The insert has routed to DEFAULT and waits for the job's lock on it.
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		var waiting int
-		if err := db.Pool.QueryRow(ctx, `SELECT count(*) FROM pg_locks WHERE NOT granted AND relation = 'events_default'::regclass`).
-			Scan(&waiting); err != nil {
-			t.Fatal(err)
-		}
-		if waiting > 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the insert never waited for the job's lock on DEFAULT")
-		}
-	}
+	waitForLockOn(t, db, "events_default")
 	if err := job.Commit(ctx); err != nil {
 		t.Fatal(err)
 	}

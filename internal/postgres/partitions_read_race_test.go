@@ -44,18 +44,8 @@ func TestReadRacingAPartitionMoveSeesEveryCall(t *testing.T) {
 		c.err = db.Pool.QueryRow(ctx, `SELECT count(*) FROM events WHERE project_id = $1`, p).Scan(&c.n)
 		done <- c
 	}()
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		var waiting int
-		if err := db.Pool.QueryRow(ctx, `SELECT count(*) FROM pg_locks WHERE NOT granted`).Scan(&waiting); err != nil {
-			t.Fatal(err)
-		}
-		if waiting > 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the read never waited for the job")
-		}
-	}
+	// The read waits for the job's lock on events, to plan after the move.
+	waitForLockOn(t, db, "events")
 	if err := job.Commit(ctx); err != nil {
 		t.Fatal(err)
 	}

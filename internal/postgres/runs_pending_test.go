@@ -32,7 +32,6 @@ func tracedRun(trace string) func(*event.Event) {
 	return func(e *event.Event) { e.TraceID, e.Workflow, e.CostNano = trace, "wf", 100 }
 }
 
-// mustWrite stores evs.
 // runsAnswer is a run report's answer, read in the background.
 type runsAnswer struct {
 	rows []postgres.RunRow
@@ -51,6 +50,7 @@ func traceRowsAsync(db *postgres.DB, p string, t0 time.Time) <-chan runsAnswer {
 	return done
 }
 
+// mustWrite stores evs.
 func mustWrite(t *testing.T, db *postgres.DB, evs ...event.Event) {
 	t.Helper()
 	if _, err := db.Write(context.Background(), evs, nil); err != nil {
