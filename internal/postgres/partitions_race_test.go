@@ -5,9 +5,29 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/llmcost/llmcost/internal/event"
 	"github.com/llmcost/llmcost/internal/postgres"
 )
+
+// partitionJobInProgress runs the partition job's creation of month in a
+// transaction it leaves open for the test to commit (rolled back at the
+// test's end otherwise).
+func partitionJobInProgress(t *testing.T, db *postgres.DB, month time.Time) pgx.Tx {
+	t.Helper()
+	ctx := context.Background()
+	job, err := db.Pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = job.Rollback(ctx) })
+	var created bool
+	if err := job.QueryRow(ctx, `SELECT llmcost_events_partition($1)`, month).Scan(&created); err != nil || !created {
+		t.Fatalf("partition of %s: created %v, %v", month.Format("2006-01"), created, err)
+	}
+	return job
+}
 
 // waitForLockOn waits (10 s at most) until some transaction waits for a
 // lock on relation.
@@ -38,15 +58,7 @@ func TestWriteRacingAPartitionAttachIsStoredOnce(t *testing.T) {
 	p := newProject(t, db)
 	ctx := context.Background()
 	month := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
-	job, err := db.Pool.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer job.Rollback(ctx)
-	var created bool
-	if err := job.QueryRow(ctx, `SELECT llmcost_events_partition($1)`, month).Scan(&created); err != nil || !created {
-		t.Fatalf("partition of 2025-01: created %v, %v", created, err)
-	}
+	job := partitionJobInProgress(t, db, month)
 	type result struct {
 		stored int64
 		err    error

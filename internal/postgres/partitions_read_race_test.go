@@ -25,15 +25,7 @@ func TestReadRacingAPartitionMoveSeesEveryCall(t *testing.T) {
 	if got := partitionOf(t, db, p, "held"); got != "events_default" {
 		t.Fatalf("the call is in %s before the job, want events_default", got)
 	}
-	job, err := db.Pool.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = job.Rollback(ctx) }()
-	var created bool
-	if err := job.QueryRow(ctx, `SELECT llmcost_events_partition($1)`, month).Scan(&created); err != nil || !created {
-		t.Fatalf("partition of 2025-02: created %v, %v", created, err)
-	}
+	job := partitionJobInProgress(t, db, month)
 	type count struct {
 		n   int
 		err error
