@@ -84,6 +84,9 @@ type DB struct {
 	// serving; 0 keeps forever. A project's own setting overrides them
 	// (retention.go).
 	RawRetentionDays, RollupRetentionDays int
+	// months is what ingest knows of events' partitions
+	// (partitions_ingest.go).
+	months monthCache
 }
 
 // Open connects to url with a bounded pool. A pool that cannot hand out a

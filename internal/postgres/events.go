@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -69,6 +70,7 @@ func (db *DB) WriteWith(ctx context.Context, hook WriteHook, events []event.Even
 	received := int64(len(events))
 	events = dedupeEvents(events)
 	outcomes = lastOutcomes(outcomes)
+	db.ensureIngestMonths(ctx, time.Now(), events)
 	op, ot, os, ol := make([]string, len(outcomes)), make([]string, len(outcomes)), make([]bool, len(outcomes)), make([]string, len(outcomes))
 	for i, o := range outcomes {
 		op[i], ot[i], os[i], ol[i] = o.ProjectID, o.TraceID, o.Success, o.Label
