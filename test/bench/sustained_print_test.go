@@ -70,10 +70,10 @@ func (r *sustainedRun) print(o *mdOut) {
 		r.ended.Format("15:04:05"), r.loadStart, r.loadEnd)
 	o.printf("Project A streamed %d calls (benchdata.Default: 50 agents, 20 models, 1,000 users, 10,000 sessions, "+
 		"30 workflows over 90 days ending at the stream's start, oldest day first, with the runs' outcomes) "+
-		"through POST /v1/events/batch in %d-call batches from %d clients. Project B (the bystander) holds %d calls, "+
-		"sent and merged in %s beforehand. Budget on A: %s. Merge lag read from %s. While A streamed, one reader of A's "+
+		"through POST /v1/events/batch in %d-call batches from %d clients. Project B (the bystander) holds %d calls "+
+		"over %d days, sent and merged in %s beforehand. Budget on A: %s. Merge lag read from %s. While A streamed, one reader of A's "+
 		"reports and one of B's each started a read %s.\n",
-		r.sent, ingestBatch, r.cfg.clients, r.cfg.bystander, r.bystanderTook.Round(time.Second), r.budgetSet, r.lagSourceText(),
+		r.sent, ingestBatch, r.cfg.clients, r.cfg.bystander, r.cfg.bystanderDays, r.bystanderTook.Round(time.Second), r.budgetSet, r.lagSourceText(),
 		r.readPace())
 	if r.cfg.rate > 0 {
 		o.printf("\nA's stream was paced at %.0f calls/s (%s); the targets are stated for an unpaced stream, "+

@@ -30,6 +30,10 @@ const (
 	// envSustainedBystander is how many calls project B holds before A
 	// starts (default 200,000).
 	envSustainedBystander = "LLMCOST_BENCH_SUSTAINED_BYSTANDER"
+	// envSustainedBystanderDays is how many days B's calls span, ending
+	// now (default 90, A's span): at 5, A back-fills months no project
+	// had calls of, whose partitions do not exist yet.
+	envSustainedBystanderDays = "LLMCOST_BENCH_SUSTAINED_BYSTANDER_DAYS"
 	// envSustainedCopy is how many of A's rows the COPY reference copies
 	// (default 2,000,000: COPY's rate hardly depends on the count, and
 	// copying all ten million would add minutes for nothing).
@@ -66,10 +70,10 @@ const drainTimeout = 60 * time.Minute
 
 // sustainedConfig is the run's knobs, read from the environment.
 type sustainedConfig struct {
-	events, clients, bystander, copyRows, afterRuns int
-	lagBound                                        float64 // seconds; 0 when unset
-	rate                                            float64 // A's calls a second; 0: unpaced
-	readEvery                                       time.Duration
+	events, clients, bystander, bystanderDays, copyRows, afterRuns int
+	lagBound                                                       float64 // seconds; 0 when unset
+	rate                                                           float64 // A's calls a second; 0: unpaced
+	readEvery                                                      time.Duration
 	// backlogBound is each merger's backlog bound as the server runs it
 	// (the server's defaults, or LLMCOST_MAX_MERGE_BACKLOG and
 	// LLMCOST_MAX_RUN_BACKLOG when set for the run).
@@ -87,7 +91,7 @@ func (c sustainedConfig) spec() benchdata.Spec {
 func sustainedConfigFromEnv(b *testing.B) sustainedConfig {
 	num := func(name string, def int) int { return envInt(b, name, def) }
 	c := sustainedConfig{events: num(envSustainedEvents, 10_000_000), clients: num(envSustainedClients, 4),
-		bystander: num(envSustainedBystander, 200_000), copyRows: num(envSustainedCopy, 2_000_000),
+		bystander: num(envSustainedBystander, 200_000), bystanderDays: num(envSustainedBystanderDays, benchdata.Default.Days), copyRows: num(envSustainedCopy, 2_000_000),
 		afterRuns: num(envSustainedAfter, 10)}
 	if v := os.Getenv(envSustainedLagBound); v != "" {
 		f, err := strconv.ParseFloat(v, 64)
@@ -233,7 +237,7 @@ func runSustained(b *testing.B, cfg sustainedConfig) *sustainedRun {
 	// Project B, the bystander: a small history, merged before A starts.
 	t := time.Now()
 	bSpec := benchdata.Default
-	bSpec.Seed, bSpec.Events = benchdata.Default.Seed+1, cfg.bystander
+	bSpec.Seed, bSpec.Events, bSpec.Days = benchdata.Default.Seed+1, cfg.bystander, cfg.bystanderDays
 	var bStats streamStats
 	if err := stream(srv, keyB, bSpec, projB, time.Now().UTC(), cfg.clients, 0, &bStats); err != nil {
 		b.Fatalf("project B's calls: %v\nserver log:\n%s", err, tail(srv.output.String(), 3000))
