@@ -20,11 +20,7 @@ func monthsAgo(n int) time.Time {
 // defaultCalls counts the calls DEFAULT holds.
 func defaultCalls(t *testing.T, db *postgres.DB) int {
 	t.Helper()
-	var n int
-	if err := db.Pool.QueryRow(context.Background(), `SELECT count(*) FROM events_default`).Scan(&n); err != nil {
-		t.Fatal(err)
-	}
-	return n
+	return countOf(t, db, `SELECT count(*) FROM events_default`)
 }
 
 // A back-fill of recent months lands in its months, made at ingest
@@ -141,9 +137,8 @@ func TestConcurrentBackfillsMakeTheMonthOnce(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	var n int
-	if err := db.Pool.QueryRow(ctx, `SELECT count(*) FROM events_p`+m.Format("200601")+` WHERE project_id = $1`, p).Scan(&n); err != nil || n != 300 {
-		t.Fatalf("the month's partition holds %d calls (%v), want 300", n, err)
+	if n := countOf(t, db, `SELECT count(*) FROM events_p`+m.Format("200601")+` WHERE project_id = $1`, p); n != 300 {
+		t.Fatalf("the month's partition holds %d calls, want 300", n)
 	}
 	if n := defaultCalls(t, db); n != 0 {
 		t.Fatalf("DEFAULT holds %d calls, want 0", n)

@@ -33,9 +33,14 @@ func partitionOf(t *testing.T, db *postgres.DB, project, id string) string {
 // storedCopies counts the stored rows of one event_id.
 func storedCopies(t *testing.T, db *postgres.DB, project, id string) int {
 	t.Helper()
+	return countOf(t, db, `SELECT count(*) FROM events WHERE project_id = $1 AND event_id = $2`, project, id)
+}
+
+// countOf is the count a query of one count answers.
+func countOf(t *testing.T, db *postgres.DB, query string, args ...any) int {
+	t.Helper()
 	var n int
-	if err := db.Pool.QueryRow(context.Background(), `SELECT count(*) FROM events WHERE project_id = $1 AND event_id = $2`,
-		project, id).Scan(&n); err != nil {
+	if err := db.Pool.QueryRow(context.Background(), query, args...).Scan(&n); err != nil {
 		t.Fatal(err)
 	}
 	return n
