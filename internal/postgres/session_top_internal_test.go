@@ -21,9 +21,7 @@ import (
 // explainer runs each statement under EXPLAIN ANALYZE first and keeps
 // the plan, then runs it for its rows.
 type explainer struct {
-	pool interface {
-		Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
-	}
+	pool  rowsQuerier
 	plans []string
 }
 
