@@ -2,6 +2,7 @@ package postgres_test
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
 	"testing"
 	"time"
@@ -12,16 +13,29 @@ import (
 
 // TestUpgradeAddsAgentHours takes a database back to before migration
 // 0045 (no per-agent hourly rows of billing, user, session, workflow and
-// tool, as the merger wrote them before) holding merged calls, calls not
-// merged yet, a project whose oldest rollups expired and a deleted one,
-// migrates it again, and checks every project's rollups against a Go sum:
-// the merged calls' new rows at once, the tail's once merged, none before
-// a project's rollup cutoff, none for the deleted project.
+// tool, as the merger wrote them before), and another back to before 0049
+// (no rows by tool and model together), each holding merged calls, calls
+// not merged yet, a project whose oldest rollups expired and a deleted
+// one, migrates it again, and checks every project's rollups against a Go
+// sum: the merged calls' new rows at once, the tail's once merged, none
+// before a project's rollup cutoff, none for the deleted project.
 func TestUpgradeAddsAgentHours(t *testing.T) {
+	for _, c := range []struct {
+		version int
+		added   []string // the rows the migration adds: FROM and WHERE
+	}{
+		{45, []string{`rollup_hour WHERE agent_name <> '' AND dim NOT IN ('model', 'tool_model')`}},
+		{49, []string{`rollup_hour WHERE dim = 'tool_model'`, `rollup_day WHERE dim = 'tool_model'`}},
+	} {
+		t.Run(fmt.Sprint(c.version), func(t *testing.T) { upgradeAdds(t, c.version, c.added) })
+	}
+}
+
+func upgradeAdds(t *testing.T, version int, added []string) {
 	db := openDB(t)
 	ctx := context.Background()
 	p, expired, gone := newProject(t, db), newProject(t, db), newProject(t, db)
-	rng := rand.New(rand.NewPCG(45, 45))
+	rng := rand.New(rand.NewPCG(uint64(version), 45))
 	t0 := time.Date(2026, 5, 30, 22, 0, 0, 0, time.UTC)
 	kept := map[string]map[string]event.Event{}
 	write := func(project string, evs []event.Event) {
@@ -59,11 +73,12 @@ func TestUpgradeAddsAgentHours(t *testing.T) {
 	if _, err := db.Pool.Exec(ctx, `UPDATE projects SET deleted_at = now() WHERE id = $1`, gone); err != nil {
 		t.Fatal(err)
 	}
-	before := `DELETE FROM rollup_hour WHERE agent_name <> '' AND dim <> 'model'`
-	if tag, err := db.Pool.Exec(ctx, before); err != nil || tag.RowsAffected() == 0 {
-		t.Fatalf("removing the per-agent hours: %v, %v", tag, err)
+	for _, rows := range added {
+		if tag, err := db.Pool.Exec(ctx, `DELETE FROM `+rows); err != nil || tag.RowsAffected() == 0 {
+			t.Fatalf("removing the rows of %s: %v, %v", rows, tag, err)
+		}
 	}
-	if _, err := db.Pool.Exec(ctx, `DELETE FROM schema_migrations WHERE version = 45`); err != nil {
+	if _, err := db.Pool.Exec(ctx, `DELETE FROM schema_migrations WHERE version = $1`, version); err != nil {
 		t.Fatal(err)
 	}
 	if n, err := db.Migrate(ctx); err != nil || n != 1 {
@@ -95,9 +110,9 @@ func TestUpgradeAddsAgentHours(t *testing.T) {
 		}
 	}
 	compareRollups(t, "the expired project's hours", hours(readRollups(t, db, expired)), want)
-	var n int
-	if err := db.Pool.QueryRow(ctx, `SELECT count(*) FROM rollup_hour WHERE project_id = $1 AND agent_name <> ''
-  AND dim <> 'model'`, gone).Scan(&n); err != nil || n != 0 {
-		t.Fatalf("the deleted project got %d per-agent hours (%v)", n, err)
+	for _, rows := range added {
+		if n := countOf(t, db, `SELECT count(*) FROM `+rows+` AND project_id = $1`, gone); n != 0 {
+			t.Fatalf("the deleted project got %d rows of %s", n, rows)
+		}
 	}
 }

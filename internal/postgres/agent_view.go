@@ -171,19 +171,3 @@ func (db *DB) ReadAgentRuns(ctx context.Context, q RunQuery) (map[string]*AgentR
 	}
 	return out, nil
 }
-
-// BreachCost is the cost of an agent's distinct calls in [from, to) that
-// used one of tools or models, or belong to one of the runs traces: each
-// call counts once, whatever number of breaches it is part of. It reads the
-// agent's calls of the window through events (project_id, agent_name, ts),
-// and is asked only for agents with a breach.
-func (db *DB) BreachCost(ctx context.Context, project, agent string, from, to time.Time, tools, models, traces []string) (int64, error) {
-	var cost int64
-	err := db.onReader(ctx, func(pool *pgxpool.Pool) error {
-		return pool.QueryRow(ctx, `SELECT coalesce(sum(cost_nano), 0)::bigint FROM events
-WHERE project_id = $1 AND agent_name = $2 AND ts >= $3 AND ts < $4
-  AND (tool_name = ANY($5) OR model = ANY($6) OR trace_id = ANY($7))`,
-			project, agent, from, to, tools, models, traces).Scan(&cost)
-	})
-	return cost, translate(err, "analytics")
-}

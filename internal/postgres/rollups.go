@@ -44,9 +44,10 @@ const weekBucket = "date_bin('7 days', ts, timestamptz '2000-01-03 00:00:00+00')
 // rollupUpsert returns the CTEs (after a leading comma) that fold the src
 // CTE into rollup_hour (rh), rollup_day (rd) and, for the user dimension,
 // rollup_week (rw). The agent dimension gets
-// one row per call under the empty agent name; every other dimension two,
-// one under the call's agent and one under the empty name (all agents); a
-// NULL key adds nothing. Every row is kept at all three grains (weekly:
+// one row per call under the empty agent name; tool_model (a tool call's
+// tool and model together, ToolModelKey) one under the call's agent; every
+// other dimension two, one under the call's agent and one under the empty
+// name (all agents); a NULL key adds nothing. Every row is kept at all three grains (weekly:
 // users only), so a report narrowed to one agent reads its partial edge
 // hours as the all-agents reports do, at most half an hour of calls raw,
 // instead of up to half a day of that agent's calls (migration 0045).
@@ -84,7 +85,8 @@ func rollupUpsert() string {
     ('user', s.user_id, s.agent_name), ('user', s.user_id, ''),
     ('session', s.session_id, s.agent_name), ('session', s.session_id, ''),
     ('workflow', s.workflow, s.agent_name), ('workflow', s.workflow, ''),
-    ('tool', s.tool_name, s.agent_name), ('tool', s.tool_name, '')) AS d(dim, key, agent)
+    ('tool', s.tool_name, s.agent_name), ('tool', s.tool_name, ''),
+    ('tool_model', octet_length(s.tool_name) || ':' || s.tool_name || s.model, s.agent_name)) AS d(dim, key, agent)
   WHERE d.key IS NOT NULL
   GROUP BY 1, 2, 3, 4, 5
 ), rh AS (` + upsert("rollup_hour", `SELECT project_id, ts, dim, key, agent, `+strings.Join(rollupSums, ", ")+` FROM rk`) + `

@@ -165,6 +165,9 @@ func expectRollups(events map[string]event.Event) map[rollupKey]analytics.Sums {
 			add(dim, key, e.AgentName)
 			add(dim, key, "")
 		}
+		if e.ToolName != "" {
+			add("tool_model", postgres.ToolModelKey(e.ToolName, e.Model), e.AgentName)
+		}
 	}
 	return out
 }
@@ -403,7 +406,7 @@ func TestRepriceKeepsRollupsEqualToEvents(t *testing.T) {
 }
 
 // TestUpgradeBackfillsRollupsAndSavings takes a database back to before
-// migrations 0005, 0013, 0019 and 0045 with events in it, migrates it again, and checks that
+// migrations 0005, 0013, 0019, 0045 and 0049 with events in it, migrates it again, and checks that
 // the rollups are filled and, after BackfillSavings, that every event's
 // cache savings and the rollups match the events.
 func TestUpgradeBackfillsRollupsAndSavings(t *testing.T) {
@@ -416,7 +419,9 @@ func TestUpgradeBackfillsRollupsAndSavings(t *testing.T) {
 	}
 	if _, err := db.Write(ctx, []event.Event{
 		stored(p, "cached", "claude-sonnet-4-5", t0, 1000, 100, cached),
-		stored(p, "plain", "claude-sonnet-4-5", t0.Add(time.Hour), 1000, 100, func(e *event.Event) { e.Priced = true }),
+		stored(p, "plain", "claude-sonnet-4-5", t0.Add(time.Hour), 1000, 100, func(e *event.Event) {
+			e.Priced, e.ToolName = true, "Bash"
+		}),
 		stored(p, "unknown", "mystery-1", t0, 1000, 100, func(e *event.Event) { e.CachedTokens = 10 }),
 	}, nil); err != nil {
 		t.Fatal(err)
@@ -425,13 +430,14 @@ func TestUpgradeBackfillsRollupsAndSavings(t *testing.T) {
 DROP FUNCTION llmcost_rebuild_rollups(uuid, bigint);
 DROP TABLE agent_key_hour; DROP FUNCTION llmcost_rebuild_agent_keys(uuid, bigint);
 ALTER TABLE events DROP COLUMN read_savings_nano, DROP COLUMN write_premium_nano, DROP COLUMN tx;
-DELETE FROM schema_migrations WHERE version IN (5, 13, 19, 45)`); err != nil {
+DELETE FROM schema_migrations WHERE version IN (5, 13, 19, 45, 49)`); err != nil {
 		t.Fatal(err)
 	}
 	// 0005 creates the rollups, 0013 adds the agent view's columns and
 	// rebuilds, 0019 fills the agents' hourly keys, 0045 the per-agent
-	// hours of the dimensions 0013 kept daily per agent.
-	if n, err := db.Migrate(ctx); err != nil || n != 4 {
+	// hours of the dimensions 0013 kept daily per agent, 0049 the rows by
+	// tool and model together.
+	if n, err := db.Migrate(ctx); err != nil || n != 5 {
 		t.Fatalf("migrate: %d %v", n, err)
 	}
 	compareRollups(t, "after the migration", readRollups(t, db, p), expectRollups(byID(t, db, p)))

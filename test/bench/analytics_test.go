@@ -40,17 +40,17 @@ func BenchmarkAnalytics(b *testing.B) {
 		pages := timePages(b, srv, dashSession(b, srv, ds.db, ds.state.ProjectID), ds.state.ProjectID, benchdata.TraceID(spec.Days-1, 0))
 		export := timeCallsExport(b, srv, key, ds.state.Anchor)
 		// Last, and removed again: with breaching guardrails the agent view
-		// prices each breach from the agent's raw calls, seconds at 30
-		// days (docs/performance.md, Open), which the views above do not
-		// time.
+		// also judges them and prices each breach (postgres.BreachCost).
 		guardAgents(b, ds.db, ds.state.ProjectID)
 		ts = append(ts, timeCompliance(b, srv, key))
+		guarded := timeAgentView(b, srv, key, benchdata.AgentName(0))
 		unguardAgents(b, ds.db, ds.state.ProjectID)
 		srv.stop()
 		printTable("Report", ranges, ts)
 		fmt.Println(edgeNote(timed, reportsEnd, ds.state.Anchor))
 		// The optimisations (no range, 30 days) fill the 30d column.
 		printTable("Agent view and optimisations", agentViewRanges, agents)
+		printTable("The same with breaching guardrails", agentViewRanges, guarded)
 		printPages(pages)
 		if detail.served {
 			fmt.Printf("\ntraces/{trace_id} (one run's detail, no range): p50 %s ms, p95 %s ms\n",
