@@ -52,7 +52,7 @@ const weekBucket = "date_bin('7 days', ts, timestamptz '2000-01-03 00:00:00+00')
 // hours as the all-agents reports do, at most half an hour of calls raw,
 // instead of up to half a day of that agent's calls (migration 0045).
 //
-// The expansion into dimensions (about 12 rows per src row) is summed per
+// The expansion into dimensions (12 rows per src row, 13 for a tool call) is summed per
 // hour in one hash aggregation (rk); rh takes rk's hourly rows as they are
 // and rd and rw sum rk's far fewer rows again per day and week. Summing the
 // expansion once, instead of materializing it and grouping it three times,

@@ -3,6 +3,8 @@ package reports
 import (
 	"context"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/llmcost/llmcost/internal/analytics"
 )
 
@@ -25,24 +27,39 @@ func (rs *Reports) breaches(ctx context.Context, project string, rng analytics.R
 	if err != nil {
 		return nil, nil, err
 	}
-	out, records := map[string]Breach{}, map[string]*AgentCompliance{}
+	records := map[string]*AgentCompliance{}
+	breaching := make([]*AgentCompliance, 0, len(c.Agents))
 	for i := range c.Agents {
 		rec := &c.Agents[i]
 		g := rec.Guardrail.Guardrail
 		records[g.AgentName] = rec
-		if !g.Enabled || len(rec.Breaches) == 0 {
-			continue
+		if g.Enabled && len(rec.Breaches) > 0 {
+			breaching = append(breaching, rec)
 		}
-		var n int64
-		for _, b := range rec.Breaches {
-			n += b.Count
-		}
-		tools, models, traces := breachSubjects(rec)
-		cost, err := rs.DB.BreachCost(ctx, project, g.AgentName, c.From, c.To, tools, models, traces)
-		if err != nil {
-			return nil, nil, err
-		}
-		out[g.AgentName] = Breach{Count: n, CostNano: cost}
+	}
+	// The amounts do not depend on each other: they are read at once, at
+	// most detailReads at a time, so the summary waits about as long as
+	// the dearest of them rather than for their sum.
+	found := make([]Breach, len(breaching))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(detailReads)
+	for i, rec := range breaching {
+		g.Go(func() error {
+			for _, b := range rec.Breaches {
+				found[i].Count += b.Count
+			}
+			tools, models, traces := breachSubjects(rec)
+			cost, err := rs.DB.BreachCost(gctx, project, rec.Guardrail.AgentName, c.From, c.To, tools, models, traces)
+			found[i].CostNano = cost
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, nil, err
+	}
+	out := make(map[string]Breach, len(breaching))
+	for i, rec := range breaching {
+		out[rec.Guardrail.AgentName] = found[i]
 	}
 	return out, records, nil
 }
