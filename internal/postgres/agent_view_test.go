@@ -41,13 +41,7 @@ func TestAgentFactsCountKeysInEveryPartOfTheWindow(t *testing.T) {
 	merge(t, db)
 	write(150) // the tail
 
-	windows := [][2]time.Time{
-		{t0.Add(17 * time.Minute), t0.Add(70*time.Hour + 41*time.Minute)},              // partial hours and days
-		{t0.Add(3 * time.Hour), t0.Add(51 * time.Hour)},                                // whole hours, one whole day
-		{t0.Add(4*time.Hour + 5*time.Minute), t0.Add(9*time.Hour + 1*time.Minute)},     // inside one day
-		{t0.Add(26*time.Hour + 10*time.Minute), t0.Add(26*time.Hour + 50*time.Minute)}, // inside one hour
-		{t0.Add(3 * time.Hour), t0.Add(27 * time.Hour)},                                // exactly one day
-	}
+	windows := append(agentWindows(t0), [2]time.Time{t0.Add(3 * time.Hour), t0.Add(27 * time.Hour)}) // exactly one day
 	agents := []string{"a1", "a2", "a3"}
 	for _, w := range windows {
 		want := expectAgentFacts(kept, w[0], w[1])
@@ -70,6 +64,18 @@ func TestAgentFactsCountKeysInEveryPartOfTheWindow(t *testing.T) {
 				t.Errorf("%v agent %s alone: got %+v, want %+v", w, a, one[a], f)
 			}
 		}
+	}
+}
+
+// agentWindows are windows over calls of randomEvents from t0 (an hour
+// boundary, 21:00 UTC) that cut hours and days at odd minutes (raw partial
+// hours, hourly rows, daily rows) or lie inside one day or one hour.
+func agentWindows(t0 time.Time) [][2]time.Time {
+	return [][2]time.Time{
+		{t0.Add(17 * time.Minute), t0.Add(70*time.Hour + 41*time.Minute)},              // partial hours and days
+		{t0.Add(3 * time.Hour), t0.Add(51 * time.Hour)},                                // whole hours, one whole day
+		{t0.Add(4*time.Hour + 5*time.Minute), t0.Add(9*time.Hour + 1*time.Minute)},     // inside one day
+		{t0.Add(26*time.Hour + 10*time.Minute), t0.Add(26*time.Hour + 50*time.Minute)}, // inside one hour
 	}
 }
 

@@ -44,8 +44,8 @@ const breachKeys = `((dim = 'tool' AND key = ANY(@tools)) OR (dim = 'model' AND 
     OR (dim = 'tool_model' AND key = ANY(@pairs)))`
 
 // breachRunsSQL is the cost of the calls of the runs over a limit
-// (@traces) that breach no tool or model rule, the agent's in [from, to):
-// one index lookup per run.
+// (@traces) that breach no tool or model rule, the agent's in [from, to),
+// read by trace.
 const breachRunsSQL = `SELECT coalesce(sum(e.cost_nano), 0)::bigint
 FROM unnest(@traces::text[]) AS r(trace_id) CROSS JOIN LATERAL (
   SELECT cost_nano, tool_name, model FROM events

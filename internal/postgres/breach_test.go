@@ -42,13 +42,7 @@ func TestBreachCostCountsEachCallOnce(t *testing.T) {
 	merge(t, db)
 	write(150) // the tail
 
-	windows := [][2]time.Time{
-		{t0.Add(17 * time.Minute), t0.Add(70*time.Hour + 41*time.Minute)},              // partial hours and days
-		{t0.Add(3 * time.Hour), t0.Add(51 * time.Hour)},                                // whole hours, one whole day
-		{t0.Add(4*time.Hour + 5*time.Minute), t0.Add(9*time.Hour + 1*time.Minute)},     // inside one day
-		{t0.Add(26*time.Hour + 10*time.Minute), t0.Add(26*time.Hour + 50*time.Minute)}, // inside one hour
-		{t0.Add(-time.Hour), t0.Add(80 * time.Hour)},                                   // every call
-	}
+	windows := append(agentWindows(t0), [2]time.Time{t0.Add(-time.Hour), t0.Add(80 * time.Hour)}) // every call
 	subjects := []struct{ tools, models, traces []string }{
 		{[]string{"t1"}, []string{"2m"}, []string{"r1"}},
 		{[]string{"t12", "t2"}, []string{"m"}, nil},

@@ -20,8 +20,9 @@ const (
 	detailRepeats   = 10
 )
 
-// detailReads bounds the agent detail's concurrent reads (a quarter of the
-// default pool of 16), so one detail cannot take every connection.
+// detailReads bounds the concurrent reads of one agent view, its detail's
+// sections or its breaching agents' amounts (a quarter of the default pool
+// of 16), so one request cannot take every connection.
 const detailReads = 4
 
 // AgentDetail is one agent's summary row and every section a person needs
